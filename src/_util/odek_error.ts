@@ -1,0 +1,53 @@
+/**
+ * The one error family odek throws for operator-facing faults. Tool failures are never thrown:
+ * they are returned to the model as data (see {@linkcode ToolResult}).
+ *
+ * @module
+ */
+
+/** Machine-readable error codes. The CLI maps each to an exit code in one place. */
+export type OdekErrorCode =
+  | "USAGE"
+  | "CONFIG_INVALID"
+  | "MISSING_API_KEY"
+  | "MODEL_UNREACHABLE"
+  | "MODEL_ERROR"
+  | "MODEL_PROTOCOL"
+  | "SANDBOX_UNAVAILABLE"
+  | "WORKSPACE_INVALID"
+  | "SESSION_NOT_FOUND"
+  | "SESSION_LOCKED"
+  | "SESSION_CORRUPT"
+  | "CASSETTE_MISMATCH"
+  | "CASSETTE_INVALID"
+  | "BUDGET_EXCEEDED"
+  | "INTERRUPTED"
+  | "TOOL_CHILD_FAILED";
+
+/**
+ * A runtime fault for the operator, with a stable `code` and an optional `cause`.
+ *
+ * Messages say what failed, why, the value involved and what to do.
+ *
+ * @example Throw and inspect
+ * ```ts
+ * import { OdekError } from "./odek_error.ts";
+ * const err = new OdekError("SESSION_NOT_FOUND", 'No session named "x": run "odek sessions list"');
+ * if (err.code !== "SESSION_NOT_FOUND") throw new Error("unexpected");
+ * ```
+ */
+export class OdekError extends Error {
+  /** The stable machine-readable code. */
+  readonly code: OdekErrorCode;
+
+  /**
+   * @param code the stable code of this fault
+   * @param message what failed, why, and what to do
+   * @param options `cause`: the underlying error, if any
+   */
+  constructor(code: OdekErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "OdekError";
+    this.code = code;
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The broker seam: runs one validated tool call in its sandboxed child and returns the result as
+ * data. The real broker is {@linkcode SandboxBroker}; unit tests use an in-process fake.
+ *
+ * @module
+ */
+
+/** Why a tool call failed; returned to the model, never thrown. */
+export type ToolErrorKind =
+  | "invalid_arguments"
+  | "unknown_tool"
+  | "denied"
+  | "timeout"
+  | "interrupted"
+  | "sandbox_unavailable"
+  | "failed";
+
+/** The outcome of one tool call, as data (house style §5). */
+export type ToolResult =
+  | { ok: true; output: string }
+  | { ok: false; error: { kind: ToolErrorKind; message: string } };
+
+/** One call to run: arguments already parsed from JSON and validated against the tool's schema. */
+export interface ToolInvocation {
+  /** The tool-call id the result answers. */
+  id: string;
+  /** Tool name, e.g. `read_file`. */
+  name: string;
+  /** Validated arguments. */
+  args: Record<string, unknown>;
+}
+
+/** Runs tool calls. Implementations must be safe to call concurrently. */
+export interface ToolBroker {
+  /**
+   * Run one call. Never throws for tool-level failures (denial, timeout, bad target, exit code):
+   * those come back as `{ ok: false }`. `signal` aborts the call and kills what it started.
+   */
+  run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult>;
+  /** Stop every child this broker started. Idempotent. */
+  close(): Promise<void>;
+}

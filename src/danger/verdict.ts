@@ -1,0 +1,45 @@
+/**
+ * Risk classes, trust levels and the verdict the classifier returns for one tool call
+ * (design §3). The verdict is the input of {@linkcode derivePermissions}.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** Risk class of one part of a call (design §3). */
+export const RiskClassSchema = z.enum([
+  "read",
+  "local_write",
+  "code_execution",
+  "network",
+  "system_write",
+  "destructive",
+  "privileged",
+  "unknown",
+  "blocked",
+]);
+/** Risk class of one part of a call. */
+export type RiskClass = z.infer<typeof RiskClassSchema>;
+
+/** Trust level of a run or sub-agent. */
+export const TrustLevelSchema = z.enum(["untrusted", "standard", "trusted"]);
+/** Trust level of a run or sub-agent. */
+export type TrustLevel = z.infer<typeof TrustLevelSchema>;
+
+/** One part of a call: a sub-command or file operation with its class and targets. */
+export interface VerdictPart {
+  riskClass: RiskClass;
+  /** The sub-command or operation that produced this part, e.g. `rm -rf build` or `write_file`. */
+  subject: string;
+  /** Absolute paths (or hosts for `network`) this part touches. */
+  targets: string[];
+}
+
+/** The classifier's verdict on a whole call. */
+export interface Verdict {
+  parts: VerdictPart[];
+  /** `deny` if any part is denied, else `ask` if any part asks, else `allow`. */
+  decision: "allow" | "ask" | "deny";
+  /** Human- and model-readable reason naming the part that drove the decision. */
+  reason: string;
+}

@@ -1,0 +1,64 @@
+/**
+ * The model seam: what the loop needs from a chat-completions model. The real implementation is
+ * {@linkcode OpenAIModel} (streaming, via the `openai` SDK); tests use the fake server in
+ * `src/testing/` or a scripted model.
+ *
+ * @module
+ */
+import type { AssistantMessage, ChatMessage } from "../_util/chat_message.ts";
+
+/** A function tool as the model sees it (OpenAI `tools[]` entry). */
+export interface ToolSpec {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/** One request for the next assistant turn. */
+export interface ModelRequest {
+  /** The whole transcript to send, in order. */
+  messages: ChatMessage[];
+  /** The tools the model may call. */
+  tools: ToolSpec[];
+  /** 1-based iteration of the loop; used for deterministic ids of calls that lack one. */
+  iteration: number;
+  /** Aborts the request and any wait inside it. */
+  signal?: AbortSignal;
+}
+
+/** Streamed pieces of the reply, delivered as they arrive. */
+export type ModelDelta =
+  | { type: "text"; text: string }
+  | { type: "reasoning"; text: string }
+  | { type: "tool_call"; index: number; name?: string };
+
+/** Token usage the provider reported (0 when it reported none). */
+export interface ModelUsage {
+  /** Prompt tokens. */
+  inputTokens: number;
+  /** Completion tokens. */
+  outputTokens: number;
+}
+
+/** A finished assistant turn. */
+export interface ModelResponse {
+  /**
+   * The assistant message. Tool calls always have an id (missing ones become
+   * `it<iteration>-call<index>`) and `arguments` is never empty (`""` becomes `"{}"`).
+   */
+  message: AssistantMessage;
+  /** The provider's `finish_reason` (`stop`, `tool_calls`, `length`, …). */
+  finishReason: string;
+  usage: ModelUsage;
+}
+
+/**
+ * A chat-completions model.
+ *
+ * `complete` throws {@linkcode OdekError} with code `MODEL_UNREACHABLE` (connection refused, DNS),
+ * `MODEL_ERROR` (an HTTP error status) or `MODEL_PROTOCOL` (a stream that ends without a
+ * `finish_reason`, malformed chunks), or `CASSETTE_MISMATCH` when replaying.
+ */
+export interface Model {
+  /** Ask for the next turn; `onDelta` sees the streamed text and tool-call starts. */
+  complete(request: ModelRequest, onDelta?: (delta: ModelDelta) => void): Promise<ModelResponse>;
+}
