@@ -10,7 +10,6 @@
  * @module
  */
 import { z } from "zod";
-import type { ToolSpec } from "../llm/model.ts";
 
 /** Where a tool runs: in the long-lived Deno file-tool child, or as a program in a fresh sandbox. */
 export type ToolCategory = "files" | "shell";
@@ -79,26 +78,3 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
     }),
   },
 ];
-
-/**
- * The tool list as the model sees it (OpenAI `tools[]`), with JSON schemas generated from zod.
- *
- * @example
- * ```ts
- * import { builtinToolSpecs } from "./builtin_tools.ts";
- * const names = builtinToolSpecs().map((t) => t.function.name);
- * if (!names.includes("shell")) throw new Error("shell missing");
- * ```
- */
-export function builtinToolSpecs(): ToolSpec[] {
-  return BUILTIN_TOOLS.map((tool) => {
-    const { $schema: _drop, ...parameters } = z.toJSONSchema(tool.schema, { io: "input" }) as Record<
-      string,
-      unknown
-    >;
-    return {
-      type: "function" as const,
-      function: { name: tool.name, description: tool.description, parameters },
-    };
-  });
-}

@@ -21,10 +21,7 @@ export const RiskClassSchema = z.enum([
 /** Risk class of one part of a call. */
 export type RiskClass = z.infer<typeof RiskClassSchema>;
 
-/** Trust level of a run or sub-agent. */
-export const TrustLevelSchema = z.enum(["untrusted", "standard", "trusted"]);
-/** Trust level of a run or sub-agent. */
-export type TrustLevel = z.infer<typeof TrustLevelSchema>;
+export { type TrustLevel, TrustLevelSchema } from "../config/trust_level.ts";
 
 /** One part of a call: a sub-command or file operation with its class and targets. */
 export interface VerdictPart {

@@ -1,0 +1,27 @@
+/**
+ * odek's entry point. `odek --version` answers from here without loading the CLI, so it stays
+ * fast; everything else is loaded on demand.
+ *
+ * @module
+ */
+import { childDenoPath, PINNED_DENO_VERSION } from "./src/cli/child_deno_path.ts";
+import { ODEK_VERSION } from "./src/cli/version.ts";
+
+const installDir = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
+
+if (import.meta.main) {
+  const args = Deno.args;
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+    const deno = childDenoPath({ ODEK_DENO: Deno.env.get("ODEK_DENO"), PATH: Deno.env.get("PATH") }, Deno.execPath());
+    const children = deno.path === null
+      ? `none found: install deno ${PINNED_DENO_VERSION} or set ODEK_DENO`
+      : `${deno.path} (${deno.source})`;
+    console.log(`odek ${ODEK_VERSION} (deno ${Deno.version.deno}, pinned ${PINNED_DENO_VERSION}; tool children run with ${children})`);
+    Deno.exit(0);
+  }
+  const [{ main }, { processCliIO }] = await Promise.all([
+    import("./src/cli/main.ts"),
+    import("./src/cli/cli_io.ts"),
+  ]);
+  Deno.exit(await main(args, processCliIO(installDir)));
+}

@@ -1,0 +1,168 @@
+/**
+ * The only producer of `--allow-*` flags and bwrap mount arguments (design §2, house style §9).
+ *
+ * @module
+ */
+import { isAbsolute, normalize } from "node:path";
+import { OdekError } from "../_util/odek_error.ts";
+import type { PermissionSet } from "./permission_set.ts";
+
+/** Where and how sandboxes are built. Every path is absolute and already realpathed. */
+export interface SandboxContext {
+  /** `bwrap`: mount namespace + Deno flags; `none`: Deno flags only, programs unconfined. */
+  mode: "bwrap" | "none";
+  /** The bwrap binary, or `null` when it is not installed. */
+  bwrapPath: string | null;
+  denoPath: string;
+  denoDir: string;
+  /** Holds `deno.json` (the tools' import map) and the tool-child entries. */
+  toolsDir: string;
+  workspace: string;
+  home: string;
+  odekHome: string;
+  installDir: string;
+  /** Hidden under an empty tmpfs in every sandbox (usually `[odekHome, installDir]`). */
+  protectedRoots: string[];
+  /** Files of the home bound read-only at their real paths when they exist (`~/.gitconfig`). */
+  readOnlyHomeFiles: string[];
+  /** Extra environment entries; they never override the base entries. */
+  extraEnv?: Record<string, string>;
+}
+
+/** What to run inside the sandbox: a Deno tool child (its entry file) or a program. */
+export type SandboxCommand = { kind: "tool_child"; entry: string } | {
+  kind: "program";
+  argv: string[];
+};
+
+/** The full command line and the complete environment of a sandboxed child. */
+export interface RenderedSandbox {
+  /** Starts with bwrap, or with deno (tool child) / the program when there is no bwrap layer. */
+  argv: string[];
+  /** The whole environment: spawn with `clearEnv: true`. */
+  env: Record<string, string>;
+}
+
+/** `PATH` inside every sandbox. */
+export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/**
+ * Render a permission set as one command line. The mounts: `/` read-only, fresh `/dev`, `/proc`
+ * and `/tmp`, the home an empty tmpfs with `readOnlyHomeFiles` bound back, each protected root
+ * hidden under an empty tmpfs, for a tool child `toolsDir`, deno and DENO_DIR read-only, then the
+ * workspace and the set's paths (writable wins), parents before children. All namespaces are
+ * unshared (network included: a `proxy` policy stays offline until the egress proxy exists) and
+ * every capability is dropped (as root, bwrap would otherwise keep them, and `umount ~` would
+ * reveal the home). A tool child additionally gets `--allow-read` (workspace, read and write
+ * paths), `--allow-write` (write paths) and `--allow-run` (`runBinaries`), nothing else: deno
+ * loads its modules and `node_modules` without read permission. Without bwrap (`mode: "none"`, or
+ * `bwrapPath` null for a tool child) only the Deno flags confine.
+ *
+ * @param set the scope of the call
+ * @param context paths and mode of this odek
+ * @param command the tool child's entry file, or the program's argv (run with cwd = workspace)
+ * @returns the argv and the complete env
+ * @throws {RangeError} a path that is relative, not normalized, `/` where a hidden root is
+ *   expected, or holds a comma or a control character; a run binary named deno
+ * @throws {OdekError} `SANDBOX_UNAVAILABLE` for a program in `bwrap` mode without bwrap
+ *
+ * @example Render a read-only tool child
+ * ```ts
+ * import { renderSandbox } from "./render_sandbox.ts";
+ * const { argv } = renderSandbox(
+ *   { readPaths: ["/srv/ws"], writePaths: [], network: { type: "none" }, runBinaries: [], envNames: [] },
+ *   { mode: "bwrap", bwrapPath: "/usr/bin/bwrap", denoPath: "/usr/bin/deno", denoDir: "/home/u/.cache/deno",
+ *     toolsDir: "/opt/odek/tools", workspace: "/srv/ws", home: "/home/u", odekHome: "/home/u/.odek",
+ *     installDir: "/opt/odek", protectedRoots: ["/home/u/.odek", "/opt/odek"], readOnlyHomeFiles: [] },
+ *   { kind: "tool_child", entry: "/opt/odek/tools/files.ts" },
+ * );
+ * if (!argv.includes("--allow-read=/srv/ws") || argv.some((a) => a.startsWith("--allow-write"))) {
+ *   throw new Error("unexpected flags");
+ * }
+ * ```
+ */
+export function renderSandbox(
+  set: PermissionSet,
+  context: SandboxContext,
+  command: SandboxCommand,
+): RenderedSandbox {
+  const c = context;
+  const toolChild = command.kind === "tool_child";
+  const writes = unique(set.writePaths.map(checked));
+  const reads = unique([c.workspace, ...set.readPaths, ...writes].map(checked));
+  const env: Record<string, string> = {
+    ...c.extraEnv,
+    PATH: SANDBOX_PATH,
+    HOME: c.home,
+    PWD: c.workspace,
+    OLDPWD: c.workspace,
+    LANG: "C.UTF-8",
+    TMPDIR: "/tmp",
+    NO_COLOR: "1",
+    ...(toolChild ? { DENO_DIR: c.denoDir } : {}),
+  };
+  let inner = toolChild ? [] : command.argv;
+  if (toolChild) {
+    const run = set.runBinaries.map(checked);
+    if (run.some((b) => b === c.denoPath || /(^|\/)deno(\.exe)?$/.test(b))) {
+      throw new RangeError(`A tool child may never run deno: runBinaries is ${run.join(", ")}`);
+    }
+    inner = [c.denoPath, "run", "--no-prompt", "--no-remote", "--cached-only"];
+    inner.push("--config", `${checked(c.toolsDir)}/deno.json`, `--allow-read=${reads.join(",")}`);
+    if (writes.length > 0) inner.push(`--allow-write=${writes.join(",")}`);
+    if (run.length > 0) inner.push(`--allow-run=${unique(run).join(",")}`);
+    inner.push(checked(command.entry));
+  }
+  if (c.mode === "none" || (c.bwrapPath === null && toolChild)) return { argv: inner, env };
+  if (c.bwrapPath === null) {
+    throw new OdekError(
+      "SANDBOX_UNAVAILABLE",
+      'Cannot run a program as bwrap is not installed: run "apt-get install bubblewrap" as root, or set "sandbox": "none" in ODEK_HOME/config.jsonc to run unsandboxed',
+    );
+  }
+  // [op, path, order at equal depth]; tmpfs hides before anything is bound back on top of it.
+  const mounts: [string, string, number][] = [["--tmpfs", "/tmp", 0], [
+    "--tmpfs",
+    checked(c.home),
+    0,
+  ]];
+  for (const root of c.protectedRoots) mounts.push(["--tmpfs", checked(root), 0]);
+  for (const file of c.readOnlyHomeFiles) mounts.push(["--ro-bind-try", checked(file), 1]);
+  if (toolChild) {
+    mounts.push(["--ro-bind", c.toolsDir, 1], ["--ro-bind", checked(c.denoPath), 1]);
+    mounts.push(["--ro-bind-try", checked(c.denoDir), 1]);
+  }
+  for (const path of reads) mounts.push([writes.includes(path) ? "--bind" : "--ro-bind", path, 2]);
+  for (const [, path] of mounts) if (path === "/") throw new RangeError("Cannot hide or bind /");
+  mounts.sort((a, b) => depth(a[1]) - depth(b[1]) || a[2] - b[2]);
+  const argv = [
+    c.bwrapPath,
+    "--die-with-parent",
+    "--new-session",
+    "--unshare-all",
+    "--unshare-net",
+  ];
+  argv.push("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  for (const [op, path] of mounts) argv.push(op, path, ...(op === "--tmpfs" ? [] : [path]));
+  argv.push("--chdir", checked(c.workspace), "--", ...inner);
+  return { argv, env };
+}
+
+function checked(path: string): string {
+  if (!isAbsolute(path) || normalize(path) !== path || /[,\x00-\x1f]/.test(path)) {
+    throw new RangeError(
+      `Cannot render the sandbox path ${
+        JSON.stringify(path)
+      }: paths must be absolute, normalized, and hold no comma or control character`,
+    );
+  }
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}
+
+function unique(paths: string[]): string[] {
+  return [...new Set(paths)].sort();
+}
+
+function depth(path: string): number {
+  return path.split("/").filter(Boolean).length;
+}

@@ -1,0 +1,200 @@
+/**
+ * The shell tool's runner: one fresh sandbox per command (design §2).
+ *
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { constants } from "node:os";
+import { MAX_SHELL_STREAM_BYTES } from "./builtin_tools.ts";
+import { BWRAP_INSTALL_COMMAND } from "./find_bwrap.ts";
+import type { PermissionSet } from "./permission_set.ts";
+import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
+import type { ToolResult } from "./tool_broker.ts";
+import { type CappedText, collectCapped, formatShellOutput } from "./_shell_output.ts";
+
+/** Options for {@linkcode runShell}. */
+export interface RunShellOptions {
+  /** The scope of the command (mounts and network). */
+  set: PermissionSet;
+  /** Paths and mode; `workspace` is the command's cwd, `PWD` and `OLDPWD`. */
+  context: SandboxContext;
+  /** Kill the sandbox and everything in it after this many milliseconds. */
+  timeoutMs: number;
+  /** Kills the sandbox and everything in it; the result is `interrupted`. */
+  signal?: AbortSignal;
+  /** Bytes kept of each of stdout and stderr (the head). @default 1_048_576 */
+  maxStreamBytes?: number;
+}
+
+/** A started program, whatever started it. */
+interface Started {
+  stdout: AsyncIterable<Uint8Array>;
+  stderr: AsyncIterable<Uint8Array>;
+  /** Resolves with the exit code once the program has exited (and, unsandboxed, its group died). */
+  exited: Promise<number>;
+  /** SIGKILL everything the command started. Safe to call more than once. */
+  kill(): void;
+}
+
+/**
+ * Run `bash -c <command>` with the workspace as cwd, in a fresh bwrap sandbox rendered from
+ * `set`, spawned by the core (Deno flags give a program no confinement). bwrap runs with a new
+ * pid namespace and `--die-with-parent`, so killing it on timeout or abort kills every process
+ * the command started, backgrounded ones included; the same happens when the command ends. With
+ * `mode: "none"` bash runs unconfined (same env and cwd) in its own process group, which is
+ * killed the same way (odek-go §4.1 kills the whole group too).
+ *
+ * Output: `exit code N · D ms`, then `stdout:`/`stderr:` sections, each capped at
+ * `maxStreamBytes` (head kept, dropped bytes counted). Exit 0 → `ok: true`; another exit code →
+ * `failed` with the same text; timeout → `timeout` with the partial output; abort →
+ * `interrupted`; `bwrap` mode without bwrap → `sandbox_unavailable` (nothing runs).
+ *
+ * @param command the bash command, passed as one argv element
+ * @param options scope, context, timeout, abort signal, stream cap
+ * @returns the tool result; never rejects for command failures
+ * @throws {RangeError} when the scope cannot be rendered (see {@linkcode renderSandbox})
+ *
+ * @example Run a command unsandboxed in a temp workspace
+ * ```ts
+ * import { runShell } from "./run_shell.ts";
+ * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * try {
+ *   const result = await runShell("echo hi", {
+ *     set: { readPaths: [ws], writePaths: [ws], network: { type: "none" }, runBinaries: [], envNames: [] },
+ *     context: { mode: "none", bwrapPath: null, denoPath: Deno.execPath(), denoDir: "/nonexistent",
+ *       toolsDir: "/nonexistent", workspace: ws, home: ws, odekHome: "/nonexistent",
+ *       installDir: "/nonexistent", protectedRoots: [], readOnlyHomeFiles: [] },
+ *     timeoutMs: 10_000,
+ *   });
+ *   if (!result.ok || !result.output.includes("stdout:\nhi\n")) throw new Error(JSON.stringify(result));
+ * } finally {
+ *   await Deno.remove(ws, { recursive: true });
+ * }
+ * ```
+ */
+export async function runShell(command: string, options: RunShellOptions): Promise<ToolResult> {
+  const { set, context, timeoutMs, signal } = options;
+  const maxBytes = options.maxStreamBytes ?? MAX_SHELL_STREAM_BYTES;
+  if (signal?.aborted) {
+    return {
+      ok: false,
+      error: { kind: "interrupted", message: "The command was interrupted before it started" },
+    };
+  }
+  if (context.mode === "bwrap" && context.bwrapPath === null) {
+    return {
+      ok: false,
+      error: {
+        kind: "sandbox_unavailable",
+        message:
+          `Cannot run shell commands as bwrap is not installed: run "${BWRAP_INSTALL_COMMAND}" as root, or set "sandbox": "none" in ODEK_HOME/config.jsonc to run unsandboxed`,
+      },
+    };
+  }
+  const { argv, env } = renderSandbox(set, context, {
+    kind: "program",
+    argv: ["bash", "-c", command],
+  });
+  const started = performance.now();
+  const program = context.mode === "bwrap"
+    ? startSandboxed(argv, env, context.workspace)
+    : startUnconfined(argv, env, context.workspace);
+  let ended: "timeout" | "interrupted" | null = null;
+  const stop = (why: "timeout" | "interrupted") => {
+    ended ??= why;
+    program.kill();
+  };
+  const timer = setTimeout(() => stop("timeout"), timeoutMs);
+  const onAbort = () => stop("interrupted");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  let code: number, stdout: CappedText, stderr: CappedText;
+  try {
+    [code, stdout, stderr] = await Promise.all([
+      program.exited,
+      collectCapped(program.stdout, maxBytes),
+      collectCapped(program.stderr, maxBytes),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+  const ms = Math.round(performance.now() - started);
+  const killed = "the command and every process it started were killed";
+  const header = ended === "timeout"
+    ? `timed out after ${timeoutMs} ms: ${killed} · ${ms} ms`
+    : ended === "interrupted"
+    ? `interrupted: ${killed} · ${ms} ms`
+    : `exit code ${code} · ${ms} ms`;
+  const text = formatShellOutput(header, stdout, stderr, maxBytes);
+  if (ended !== null) return { ok: false, error: { kind: ended, message: text } };
+  return code === 0
+    ? { ok: true, output: text }
+    : { ok: false, error: { kind: "failed", message: text } };
+}
+
+function startSandboxed(argv: string[], env: Record<string, string>, cwd: string): Started {
+  const child = new Deno.Command(argv[0], {
+    args: argv.slice(1),
+    cwd,
+    clearEnv: true,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  return {
+    stdout: child.stdout,
+    stderr: child.stderr,
+    exited: child.status.then((status) => status.code),
+    kill: () => {
+      try {
+        child.kill("SIGKILL"); // bwrap's pid namespace takes every process inside with it
+      } catch {
+        // Already exited.
+      }
+    },
+  };
+}
+
+function startUnconfined(argv: string[], env: Record<string, string>, cwd: string): Started {
+  const child = spawn(argv[0], argv.slice(1), {
+    cwd,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const killGroup = () => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // The group is already gone.
+    }
+  };
+  const exited = new Promise<number>((resolve) => {
+    child.once("error", () => resolve(127)); // bash could not be started
+    child.once("exit", (code, signal) => {
+      killGroup(); // background processes do not outlive the command, as in the sandbox
+      resolve(code ?? 128 + (signal ? constants.signals[signal] : 0));
+    });
+  });
+  return {
+    stdout: untilClosed(child.stdout),
+    stderr: untilClosed(child.stderr),
+    exited,
+    kill: () => {
+      killGroup();
+      // A process that left the group (setsid) may hold the pipes: stop reading them.
+      child.stdout.destroy();
+      child.stderr.destroy();
+    },
+  };
+}
+
+/** Iterate a Node stream, ending quietly when it is destroyed. */
+async function* untilClosed(stream: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  try {
+    yield* stream;
+  } catch {
+    // Destroyed by kill(): keep what was read.
+  }
+}

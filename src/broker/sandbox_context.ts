@@ -1,0 +1,104 @@
+/**
+ * Build the {@linkcode SandboxContext} of this machine from the environment.
+ *
+ * @module
+ */
+import { join, resolve } from "node:path";
+import { OdekError } from "../_util/odek_error.ts";
+import { findBwrap } from "./find_bwrap.ts";
+import type { SandboxContext } from "./render_sandbox.ts";
+
+/** Options for {@linkcode sandboxContextFromEnvironment}. */
+export interface SandboxContextFromEnvironmentOptions {
+  /** odek's data directory (config, sessions, logs): hidden in every sandbox. */
+  odekHome: string;
+  /** The directory holding `main.ts` and `tools/`: hidden in every sandbox but `tools/`. */
+  installDir: string;
+  /** `bwrap` (default in config) or `none` (operator's explicit choice to run unconfined). */
+  mode: "bwrap" | "none";
+  /** The deno that runs tool children. @default Deno.execPath() */
+  denoPath?: string;
+}
+
+/**
+ * Fill a sandbox context from the environment: `home` from `HOME`; `denoDir` from `DENO_DIR`,
+ * else `$XDG_CACHE_HOME/deno`, else `~/.cache/deno`; `toolsDir` = `<installDir>/tools`;
+ * `bwrapPath` from {@linkcode findBwrap}; `readOnlyHomeFiles` = `~/.gitconfig` when it exists;
+ * `protectedRoots` = `[odekHome, installDir]`.
+ *
+ * Every path is realpathed when it exists. A protected root that does not exist yet is left out
+ * (bwrap cannot mount over a missing path under the read-only `/`); one inside the home is
+ * hidden by the home's tmpfs anyway, and file tools never reach past their granted paths.
+ *
+ * Needs `--allow-env` (HOME, DENO_DIR, XDG_CACHE_HOME, PATH), `--allow-read` and `--allow-run`
+ * (to probe bwrap).
+ *
+ * @param options the two protected roots, the mode and the deno to use
+ * @returns the context, without the workspace (resolved before every call)
+ * @throws {OdekError} `CONFIG_INVALID` when `HOME` is not set or not absolute
+ *
+ * @example Build a context
+ * ```ts
+ * import { sandboxContextFromEnvironment } from "./sandbox_context.ts";
+ * const dir = await Deno.makeTempDir();
+ * try {
+ *   const context = await sandboxContextFromEnvironment({ odekHome: `${dir}/home`, installDir: dir, mode: "none" });
+ *   if (context.toolsDir !== `${await Deno.realPath(dir)}/tools`) throw new Error("unexpected tools dir");
+ * } finally {
+ *   await Deno.remove(dir, { recursive: true });
+ * }
+ * ```
+ */
+export async function sandboxContextFromEnvironment(
+  options: SandboxContextFromEnvironmentOptions,
+): Promise<Omit<SandboxContext, "workspace">> {
+  const rawHome = Deno.env.get("HOME");
+  if (rawHome === undefined || !rawHome.startsWith("/")) {
+    throw new OdekError(
+      "CONFIG_INVALID",
+      `Cannot build the sandbox as HOME is ${
+        rawHome === undefined ? "not set" : `"${rawHome}"`
+      }: set HOME to the absolute path of your home directory`,
+    );
+  }
+  const home = await realOrSelf(rawHome);
+  const xdgCache = Deno.env.get("XDG_CACHE_HOME");
+  const denoDir = await realOrSelf(
+    Deno.env.get("DENO_DIR") ??
+      (xdgCache?.startsWith("/") ? join(xdgCache, "deno") : join(home, ".cache", "deno")),
+  );
+  const installDir = await realOrSelf(options.installDir);
+  const odekHome = await realOrSelf(options.odekHome);
+  const protectedRoots: string[] = [];
+  for (const root of [odekHome, installDir]) if (await exists(root)) protectedRoots.push(root);
+  const gitconfig = join(home, ".gitconfig");
+  return {
+    mode: options.mode,
+    bwrapPath: await findBwrap(),
+    denoPath: await realOrSelf(options.denoPath ?? Deno.execPath()),
+    denoDir,
+    toolsDir: join(installDir, "tools"),
+    home,
+    odekHome,
+    installDir,
+    protectedRoots,
+    readOnlyHomeFiles: (await exists(gitconfig)) ? [gitconfig] : [],
+  };
+}
+
+async function realOrSelf(path: string): Promise<string> {
+  try {
+    return await Deno.realPath(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

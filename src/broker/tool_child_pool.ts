@@ -1,0 +1,160 @@
+/**
+ * Long-lived file-tool children, one per distinct scope (design §2).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { ToolChild } from "./_tool_child.ts";
+import { type PermissionSet, permissionSetKey } from "./permission_set.ts";
+import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
+import type { ToolResult } from "./tool_broker.ts";
+
+/** Options for {@linkcode ToolChildPool}. */
+export interface ToolChildPoolOptions {
+  /** Paths and mode of this odek; the workspace comes with each call. */
+  context: Omit<SandboxContext, "workspace">;
+  /** The child program. @default `<context.toolsDir>/files.ts` */
+  entry?: string;
+  /** A call not answered within this many milliseconds kills its child. @default 120_000 */
+  callTimeoutMs?: number;
+}
+
+/** Options for {@linkcode ToolChildPool.prototype.call}. */
+export interface ToolChildCallOptions {
+  /** The scope of the call: it picks (or starts) the child. */
+  set: PermissionSet;
+  /** The realpathed workspace: the child's cwd and the root every target must stay in. */
+  workspace: string;
+  /** Stops waiting for the answer (the result is `interrupted`); the child keeps running. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs file-tool calls in long-lived children, one per distinct (permission set, workspace): a
+ * `deno run … tools/files.ts` inside bwrap, with exactly the flags and mounts
+ * {@linkcode renderSandbox} produces, a cleared environment, and JSON lines on stdio. Calls with
+ * the same scope share a child and run concurrently in it; a child that dies fails its pending
+ * calls as `failed` data (with its stderr tail) and is replaced on the next call. Denials inside
+ * the child (Deno's `NotCapable`, the OS's EACCES/EROFS) come back as `denied` data.
+ *
+ * @example Read a file in a read-only child (no bwrap layer here, to stay portable)
+ * ```ts
+ * import { ToolChildPool } from "./tool_child_pool.ts";
+ * import { sandboxContextFromEnvironment } from "./sandbox_context.ts";
+ * const installDir = new URL("../..", import.meta.resolve("./tool_child_pool.ts")).pathname;
+ * const context = await sandboxContextFromEnvironment({ odekHome: "/nonexistent", installDir, mode: "none" });
+ * const pool = new ToolChildPool({ context });
+ * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * try {
+ *   await Deno.writeTextFile(`${ws}/a.txt`, "hello\n");
+ *   const set = { readPaths: [ws], writePaths: [], network: { type: "none" as const }, runBinaries: [], envNames: [] };
+ *   const result = await pool.call("read_file", { path: "a.txt" }, { set, workspace: ws });
+ *   if (!result.ok || !result.output.startsWith("1|hello")) throw new Error(JSON.stringify(result));
+ * } finally {
+ *   await pool.close();
+ *   await Deno.remove(ws, { recursive: true });
+ * }
+ * ```
+ */
+export class ToolChildPool {
+  #context: Omit<SandboxContext, "workspace">;
+  #entry: string;
+  #callTimeoutMs: number;
+  #children = new Map<string, ToolChild>();
+  /** Every child not yet exited, including replaced ones, so close() waits for all. */
+  #running = new Set<ToolChild>();
+  #closed = false;
+
+  /** @param options the sandbox context, the child program and the per-call timeout */
+  constructor(options: ToolChildPoolOptions) {
+    this.#context = options.context;
+    this.#entry = options.entry ?? join(options.context.toolsDir, "files.ts");
+    this.#callTimeoutMs = options.callTimeoutMs ?? 120_000;
+  }
+
+  /**
+   * Run one file-tool call in the child for its scope, starting that child when needed.
+   *
+   * @param tool `read_file`, `write_file` or `glob`
+   * @param args the validated arguments
+   * @param options the scope, the workspace and an abort signal
+   * @returns the tool result; never rejects for tool-level failures
+   * @throws {RangeError} when the scope cannot be rendered (see {@linkcode renderSandbox})
+   * @throws {OdekError} `TOOL_CHILD_FAILED` when deno or bwrap cannot be started at all
+   */
+  async call(
+    tool: string,
+    args: Record<string, unknown>,
+    options: ToolChildCallOptions,
+  ): Promise<ToolResult> {
+    const { set, workspace, signal } = options;
+    if (this.#closed) {
+      return { ok: false, error: { kind: "failed", message: "The tool-child pool is closed" } };
+    }
+    if (signal?.aborted) return interrupted(tool);
+    const child = this.#childFor(set, workspace);
+    const { result, cancel } = child.call({ tool, args, workspace });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const stop = new Promise<ToolResult>((resolve) => {
+      onAbort = () => resolve(interrupted(tool));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      timer = setTimeout(() => {
+        const message =
+          `${tool} did not answer within ${this.#callTimeoutMs} ms; its tool child was killed`;
+        void child.kill(message);
+        resolve({ ok: false, error: { kind: "timeout", message } });
+      }, this.#callTimeoutMs);
+    });
+    try {
+      return await Promise.race([result, stop]);
+    } finally {
+      cancel();
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * The pid of the live child for a scope (bwrap's pid when sandboxed), if one is running.
+   *
+   * @param set the scope
+   * @param workspace the workspace
+   * @returns the pid, or `undefined`
+   */
+  pidOf(set: PermissionSet, workspace: string): number | undefined {
+    const child = this.#children.get(poolKey(set, workspace));
+    return child?.alive ? child.pid : undefined;
+  }
+
+  /** Kill every child and wait until all are gone. Idempotent; later calls fail as data. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#children.clear();
+    const children = [...this.#running];
+    await Promise.all(children.map((child) => child.kill("The tool-child pool was closed")));
+  }
+
+  #childFor(set: PermissionSet, workspace: string): ToolChild {
+    const key = poolKey(set, workspace);
+    const existing = this.#children.get(key);
+    if (existing?.alive) return existing;
+    const context: SandboxContext = { ...this.#context, workspace };
+    const { argv, env } = renderSandbox(set, context, { kind: "tool_child", entry: this.#entry });
+    const child = new ToolChild({ argv, env, cwd: workspace }, (gone) => {
+      this.#running.delete(gone);
+      if (this.#children.get(key) === gone) this.#children.delete(key);
+    });
+    this.#children.set(key, child);
+    this.#running.add(child);
+    return child;
+  }
+}
+
+function poolKey(set: PermissionSet, workspace: string): string {
+  return `${permissionSetKey(set)}\n${workspace}`;
+}
+
+function interrupted(tool: string): ToolResult {
+  return { ok: false, error: { kind: "interrupted", message: `${tool} was interrupted` } };
+}

@@ -1,0 +1,141 @@
+/**
+ * The composition root: builds the real configuration, model, broker and session store from the
+ * process environment. Everything else receives its dependencies.
+ *
+ * @module
+ */
+import { isAbsolute, resolve } from "node:path";
+import { OdekError } from "../_util/odek_error.ts";
+import { redactKnownValues, secretEnvValues } from "../_util/redact_known_values.ts";
+import { SandboxBroker } from "../broker/sandbox_broker.ts";
+import { sandboxContextFromEnvironment } from "../broker/sandbox_context.ts";
+import type { ConfigLayer, OdekConfig } from "../config/odek_config.ts";
+import { type OdekPaths, resolveOdekPaths } from "../config/odek_paths.ts";
+import { resolveConfig } from "../config/resolve_config.ts";
+import { isInside, validateWorkspace } from "../config/validate_workspace.ts";
+import type { Model } from "../llm/model.ts";
+import { OpenAIModel } from "../llm/openai_model.ts";
+import { recordingFetch } from "../llm/recording_fetch.ts";
+import { replayFetch } from "../llm/replay_fetch.ts";
+import { FileSessionStore } from "../session/file_session_store.ts";
+import { childDenoPath } from "./child_deno_path.ts";
+import type { CliIO } from "./cli_io.ts";
+
+/** Settings every command needs. */
+export interface Settings {
+  paths: OdekPaths;
+  config: OdekConfig;
+  /** From `ODEK_API_KEY` or `OPENAI_API_KEY`; never logged, never passed to a child. */
+  apiKey: string | undefined;
+  /** Replaces the API key and secret-looking environment values with `[REDACTED]`. */
+  redact: (text: string) => string;
+  store: FileSessionStore;
+}
+
+/**
+ * Resolve paths, configuration, the API key and the session store.
+ *
+ * @throws {OdekError} `CONFIG_INVALID` from the configuration layers.
+ */
+export async function loadSettings(io: CliIO, flags: ConfigLayer): Promise<Settings> {
+  const paths = resolveOdekPaths(io.env, io.installDir);
+  const config = await resolveConfig({ configFile: paths.configFile, env: io.env, flags });
+  const apiKey = io.env.ODEK_API_KEY || io.env.OPENAI_API_KEY || undefined;
+  const redact = redactKnownValues([...(apiKey ? [apiKey] : []), ...secretEnvValues(io.env)]);
+  const store = new FileSessionStore(paths.sessionsDir, { redact });
+  return { paths, config, apiKey, redact, store };
+}
+
+/** The model for a run: the real client, optionally recording to or replaying from a cassette. */
+export async function buildModel(
+  settings: Settings,
+  options: { model: string; baseUrl: string; record?: string; replay?: string; callerDir: string },
+): Promise<Model> {
+  const { config, apiKey, redact } = settings;
+  let fetchImpl: typeof fetch | undefined;
+  if (options.replay) fetchImpl = await replayFetch(resolve(options.callerDir, options.replay));
+  else if (options.record) fetchImpl = recordingFetch(resolve(options.callerDir, options.record), { redact });
+  if (!options.replay && !apiKey && !isLoopbackUrl(options.baseUrl)) {
+    throw new OdekError(
+      "MISSING_API_KEY",
+      `No API key for ${options.baseUrl}: set ODEK_API_KEY (or OPENAI_API_KEY) in the environment. Keys are never read from flags or config files.`,
+    );
+  }
+  return new OpenAIModel({
+    baseURL: options.baseUrl,
+    apiKey: apiKey ?? "odek-no-key",
+    model: options.model,
+    requestTimeoutMs: config.timeouts.requestSeconds * 1000,
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+  });
+}
+
+/** Protected roots for a workspace: ODEK_HOME always; the install directory unless the operator
+ * explicitly chose a workspace inside it (working on odek itself, design §4). */
+export function protectedRootsFor(paths: OdekPaths, workspace: string, explicit: boolean): string[] {
+  const overlapsInstall = isInside(workspace, paths.installDir) || isInside(paths.installDir, workspace);
+  return explicit && overlapsInstall && !isInside(paths.odekHome, workspace)
+    ? [paths.odekHome]
+    : [paths.odekHome, paths.installDir];
+}
+
+/**
+ * Resolve and validate the workspace: `--workspace` (relative to the caller's directory) or the
+ * caller's directory.
+ *
+ * @throws {OdekError} `WORKSPACE_INVALID` with the path and what to do.
+ */
+export async function resolveWorkspace(
+  settings: Settings,
+  requested: string | undefined,
+  callerDir: string,
+): Promise<{ workspace: string; protectedRoots: string[] }> {
+  const explicit = requested !== undefined;
+  const path = explicit ? (isAbsolute(requested) ? requested : resolve(callerDir, requested)) : callerDir;
+  const protectedRoots = protectedRootsFor(settings.paths, resolve(path), explicit);
+  const workspace = await validateWorkspace(path, { protectedRoots });
+  return { workspace, protectedRoots };
+}
+
+/** The broker for a run; the workspace is validated again before every spawn. */
+export async function buildBroker(
+  settings: Settings,
+  workspace: string,
+  protectedRoots: string[],
+  io: CliIO,
+): Promise<{ broker: SandboxBroker; bwrapMissing: boolean }> {
+  const deno = childDenoPath(io.env, Deno.execPath());
+  if (deno.path === null) {
+    throw new OdekError(
+      "SANDBOX_UNAVAILABLE",
+      "This compiled odek needs an external deno 2.9.6 for its tool children: install it (npm install -g deno@2.9.6) or set ODEK_DENO to its path.",
+    );
+  }
+  const base = await sandboxContextFromEnvironment({
+    odekHome: settings.paths.odekHome,
+    installDir: settings.paths.installDir,
+    mode: settings.config.sandbox,
+    denoPath: deno.path,
+  });
+  // Working on odek itself (an explicit workspace inside the install directory): keep it visible.
+  const installVisible = !protectedRoots.includes(settings.paths.installDir);
+  const context = installVisible
+    ? { ...base, protectedRoots: base.protectedRoots.filter((root) => root !== base.installDir) }
+    : base;
+  const broker = new SandboxBroker({
+    context,
+    resolveWorkspace: () => validateWorkspace(workspace, { protectedRoots }),
+    trustLevel: settings.config.trustLevel,
+    shellTimeoutMs: settings.config.timeouts.shellSeconds * 1000,
+  });
+  return { broker, bwrapMissing: settings.config.sandbox === "bwrap" && context.bwrapPath === null };
+}
+
+function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+    return host === "localhost" || host === "::1" || /^127\./.test(host);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * `--help` text of every command. Kept true by tests that compare it with the flag parsers.
+ *
+ * @module
+ */
+
+/** Help per command (`main` for `odek --help`). */
+export const HELP_TEXT: Record<"main" | "run" | "continue" | "sessions", string> = {
+  main: `odek — an autonomous agent runtime whose tools run in permission-scoped sandboxes
+
+Usage:
+  odek run [flags] "<task>"          run a task (task from "-" or piped stdin too)
+  odek continue [session] ["msg"]    resume the newest or the named session
+  odek sessions list|show|export|delete
+  odek --version
+
+Run "odek <command> --help" for the flags of a command. Docs: docs/cli.md`,
+  run: `Usage: odek run [flags] "<task>"
+
+Runs the task: the model calls tools, each in a sandboxed child, until it answers.
+The task may also come from stdin: odek run - < task.txt, or echo "..." | odek run
+
+Flags:
+  --model <id>            model id (config "model", ODEK_MODEL)
+  --base-url <url>        OpenAI-compatible base URL (ODEK_BASE_URL, then OPENAI_BASE_URL)
+  --workspace <dir>       directory the tools work in (default: the current directory)
+  --session <name>        a named session: continues it if it exists
+  --max-iterations <n>    model turns before stopping with exit code 4 (default 90)
+  --system <text>         replace the default identity paragraph of the system prompt
+  --json                  print run events as JSON lines on stdout (odek.event/v1)
+  --record <file>         record every model request and streamed response to a cassette
+  --replay <file>         answer model requests from a cassette, with no network
+  -h, --help              show this help
+
+The API key is read only from ODEK_API_KEY or OPENAI_API_KEY.
+Exit codes: 0 ok, 1 error, 2 usage, 4 budget exhausted, 130 interrupted, 143 terminated.`,
+  continue: `Usage: odek continue [session] ["message"] [flags]
+
+Resumes the newest session, or the named one, with the workspace, model and base URL it
+recorded (flags override). Tool calls a crash left without a result are marked interrupted
+and not re-run. With a message, it is added as the next user turn.
+
+Flags:
+  --model <id>  --base-url <url>  --workspace <dir>  --max-iterations <n>
+  --json  --record <file>  --replay <file>  -h, --help`,
+  sessions: `Usage: odek sessions <list|show|export|delete> [id]
+
+  list                 sessions, newest first
+  show <id>            print the transcript
+  export <id>          print the session as JSON ({ meta, messages }) on stdout
+  delete <id>          delete the session (refused while it runs)`,
+};

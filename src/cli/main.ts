@@ -1,0 +1,58 @@
+/**
+ * The CLI dispatcher: picks the command, runs it, and maps every error to an exit code and a
+ * one-line message on stderr.
+ *
+ * @module
+ */
+import { OdekError } from "../_util/odek_error.ts";
+import type { CliIO } from "./cli_io.ts";
+import { EXIT, exitCodeFor } from "./exit_code.ts";
+import { HELP_TEXT } from "./help_text.ts";
+
+/**
+ * Run the CLI with `args` (without the program name).
+ *
+ * @returns the exit code (see `exit_code.ts`)
+ *
+ * @example Help
+ * ```ts
+ * import { main } from "./main.ts";
+ * let out = "";
+ * const io = { stdout: { write: (t: string) => (out += t) }, stderr: { write() {} } } as never;
+ * const code = await main(["--help"], io);
+ * if (code !== 0 || !out.includes("odek run")) throw new Error(out);
+ * ```
+ */
+export async function main(args: string[], io: CliIO): Promise<number> {
+  const [command, ...rest] = args;
+  try {
+    switch (command) {
+      case undefined:
+      case "help":
+      case "-h":
+      case "--help":
+        io.stdout.write(`${HELP_TEXT.main}\n`);
+        return command === undefined ? EXIT.usage : EXIT.ok;
+      case "run": {
+        const { runCommand } = await import("./run_command.ts");
+        return await runCommand(rest, io);
+      }
+      case "continue": {
+        const { continueCommand } = await import("./continue_command.ts");
+        return await continueCommand(rest, io);
+      }
+      case "sessions": {
+        const { sessionsCommand } = await import("./sessions_command.ts");
+        return await sessionsCommand(rest, io);
+      }
+      default:
+        throw new OdekError("USAGE", `Unknown command "${command}". Run "odek --help".`);
+    }
+  } catch (error) {
+    const message = error instanceof OdekError
+      ? error.message
+      : `Unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+    io.stderr.write(`odek: ${message}\n`);
+    return exitCodeFor(error);
+  }
+}

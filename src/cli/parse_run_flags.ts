@@ -1,0 +1,85 @@
+/**
+ * Flags shared by `odek run` and `odek continue`, parsed with `node:util` parseArgs.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { OdekError } from "../_util/odek_error.ts";
+import type { ConfigLayer } from "../config/odek_config.ts";
+
+/** Parsed flags of `run`/`continue`. */
+export interface RunFlags {
+  /** The config layer the flags form (`--model`, `--base-url`, `--max-iterations`). */
+  layer: ConfigLayer;
+  workspace?: string;
+  session?: string;
+  system?: string;
+  json: boolean;
+  record?: string;
+  replay?: string;
+  help: boolean;
+  positionals: string[];
+}
+
+const SHARED = {
+  model: { type: "string" },
+  "base-url": { type: "string" },
+  workspace: { type: "string" },
+  "max-iterations": { type: "string" },
+  json: { type: "boolean" },
+  record: { type: "string" },
+  replay: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+const RUN_ONLY = { session: { type: "string" }, system: { type: "string" } } as const;
+
+/**
+ * Parse the flags of `run` (`command: "run"`) or `continue`.
+ *
+ * @throws {OdekError} `USAGE` for an unknown flag, a missing value, or a bad number.
+ *
+ * @example
+ * ```ts
+ * import { parseRunFlags } from "./parse_run_flags.ts";
+ * const f = parseRunFlags(["--max-iterations", "3", "fix it"], "run");
+ * if (f.layer.budgets?.maxIterations !== 3 || f.positionals[0] !== "fix it") throw new Error("parse");
+ * ```
+ */
+export function parseRunFlags(args: string[], command: "run" | "continue"): RunFlags {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: command === "run" ? { ...SHARED, ...RUN_ONLY } : SHARED,
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new OdekError("USAGE", `${(error as Error).message}. Run "odek ${command} --help".`);
+  }
+  const v = parsed.values as Record<string, string | boolean | undefined>;
+  if (v.record && v.replay) {
+    throw new OdekError("USAGE", `--record and --replay cannot be used together. Run "odek ${command} --help".`);
+  }
+  const layer: ConfigLayer = {};
+  if (typeof v.model === "string") layer.model = v.model;
+  if (typeof v["base-url"] === "string") layer.baseUrl = v["base-url"];
+  if (typeof v["max-iterations"] === "string") {
+    const raw = v["max-iterations"];
+    if (!/^\d+$/.test(raw)) {
+      throw new OdekError("USAGE", `--max-iterations takes a whole number, got "${raw}". Run "odek ${command} --help".`);
+    }
+    layer.budgets = { maxIterations: Number(raw) };
+  }
+  return {
+    layer,
+    workspace: v.workspace as string | undefined,
+    session: v.session as string | undefined,
+    system: v.system as string | undefined,
+    json: v.json === true,
+    record: v.record as string | undefined,
+    replay: v.replay as string | undefined,
+    help: v.help === true,
+    positionals: parsed.positionals,
+  };
+}

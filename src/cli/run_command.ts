@@ -1,0 +1,90 @@
+/**
+ * `odek run "<task>"`: start a new run, or continue a named session with `--session`.
+ *
+ * @module
+ */
+import { OdekError } from "../_util/odek_error.ts";
+import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
+import type { CliIO } from "./cli_io.ts";
+import { buildBroker, buildModel, loadSettings, resolveWorkspace } from "./compose.ts";
+import { executeRun } from "./execute_run.ts";
+import { EXIT } from "./exit_code.ts";
+import { HELP_TEXT } from "./help_text.ts";
+import { parseRunFlags } from "./parse_run_flags.ts";
+
+/**
+ * Run `odek run` with its arguments (after the word `run`).
+ *
+ * @returns the exit code
+ * @throws {OdekError} `USAGE` for bad flags or a missing task; configuration, workspace, key and
+ *   session errors from the composition root.
+ */
+export async function runCommand(args: string[], io: CliIO): Promise<number> {
+  const flags = parseRunFlags(args, "run");
+  if (flags.help) {
+    io.stdout.write(`${HELP_TEXT.run}\n`);
+    return EXIT.ok;
+  }
+  const task = await readTask(flags.positionals, io);
+  const settings = await loadSettings(io, flags.layer);
+  const { config, store } = settings;
+  const existing = flags.session ? (await store.list()).some((s) => s.id === flags.session) : false;
+  if (existing) {
+    const { continueSession } = await import("./continue_command.ts");
+    return continueSession(io, settings, flags, flags.session!, task);
+  }
+  const { workspace, protectedRoots } = await resolveWorkspace(settings, flags.workspace, io.callerDir);
+  const model = await buildModel(settings, {
+    model: config.model,
+    baseUrl: config.baseUrl,
+    record: flags.record,
+    replay: flags.replay,
+    callerDir: io.callerDir,
+  });
+  const { broker, bwrapMissing } = await buildBroker(settings, workspace, protectedRoots, io);
+  if (bwrapMissing) {
+    io.stderr.write('odek: bwrap is not installed, so the shell tool is disabled. Install it with: apt-get install bubblewrap\n');
+  }
+  const session = await store.create({
+    ...(flags.session ? { id: flags.session } : {}),
+    workspace,
+    model: config.model,
+    baseUrl: config.baseUrl,
+    title: task,
+  }).catch(async (error) => {
+    await broker.close();
+    throw error;
+  });
+  const messages = initialMessages({
+    task,
+    system: flags.system,
+    agentsMd: await readAgentsMd(workspace),
+    workspace,
+    sandbox: config.sandbox,
+  });
+  for (const message of messages) await session.append(message);
+  return executeRun({
+    io,
+    session,
+    messages,
+    model,
+    broker,
+    json: flags.json,
+    maxIterations: config.budgets.maxIterations,
+    maxToolParallel: config.budgets.maxToolParallel,
+    sandbox: config.sandbox,
+    redact: settings.redact,
+    resumed: false,
+  });
+}
+
+/** The task from the positionals, `-` (stdin), or piped stdin. */
+async function readTask(positionals: string[], io: CliIO): Promise<string> {
+  let task = positionals.join(" ");
+  if (task === "-" || (task === "" && !io.stdinIsTerminal)) task = await io.readStdin();
+  task = task.trim();
+  if (task === "") {
+    throw new OdekError("USAGE", 'No task given: odek run "<task>" (or pipe it on stdin). Run "odek run --help".');
+  }
+  return task;
+}

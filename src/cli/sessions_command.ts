@@ -1,0 +1,90 @@
+/**
+ * `odek sessions list|show|export|delete`.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import type { ChatMessage } from "../_util/chat_message.ts";
+import { OdekError } from "../_util/odek_error.ts";
+import type { CliIO } from "./cli_io.ts";
+import { loadSettings } from "./compose.ts";
+import { EXIT } from "./exit_code.ts";
+import { HELP_TEXT } from "./help_text.ts";
+
+/**
+ * Run `odek sessions` with its arguments.
+ *
+ * @returns the exit code
+ * @throws {OdekError} `USAGE`, `SESSION_NOT_FOUND`, `SESSION_LOCKED` (delete of a running one).
+ */
+export async function sessionsCommand(args: string[], io: CliIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { help: { type: "boolean", short: "h" } }, allowPositionals: true });
+  } catch (error) {
+    throw new OdekError("USAGE", `${(error as Error).message}. Run "odek sessions --help".`);
+  }
+  const [action, id, ...rest] = parsed.positionals;
+  if (parsed.values.help || action === undefined) {
+    io.stdout.write(`${HELP_TEXT.sessions}\n`);
+    return parsed.values.help ? EXIT.ok : EXIT.usage;
+  }
+  if (rest.length > 0) throw new OdekError("USAGE", `Unexpected argument "${rest[0]}". Run "odek sessions --help".`);
+  const { store } = await loadSettings(io, {});
+  const needId = () => {
+    if (!id) throw new OdekError("USAGE", `odek sessions ${action} needs a session id: see odek sessions list.`);
+    return id;
+  };
+  switch (action) {
+    case "list": {
+      const sessions = await store.list();
+      if (sessions.length === 0) {
+        io.stdout.write('No sessions yet. Start one with: odek run "<task>"\n');
+        return EXIT.ok;
+      }
+      for (const s of sessions) {
+        const state = s.problem ? `problem: ${s.problem}` : s.locked ? "running" : "";
+        io.stdout.write(
+          `${s.id}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${String(s.messageCount).padStart(4)} msgs  ${String(s.toolCallCount).padStart(3)} tools  ${s.title}${state ? `  [${state}]` : ""}\n`,
+        );
+      }
+      return EXIT.ok;
+    }
+    case "show": {
+      const { meta, messages } = await store.read(needId());
+      io.stdout.write(`session ${meta.id} · created ${meta.createdAt} · model ${meta.model} · ${meta.baseUrl}\nworkspace ${meta.workspace}\n\n`);
+      for (const message of messages) io.stdout.write(`${renderMessage(message)}\n\n`);
+      return EXIT.ok;
+    }
+    case "export": {
+      const { meta, messages } = await store.read(needId());
+      io.stdout.write(`${JSON.stringify({ schema: "odek.session-export/v1", meta, messages }, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    case "delete":
+      await store.delete(needId());
+      io.stderr.write(`odek: deleted session ${id}\n`);
+      return EXIT.ok;
+    default:
+      throw new OdekError("USAGE", `Unknown sessions action "${action}": use list, show, export or delete.`);
+  }
+}
+
+function renderMessage(message: ChatMessage): string {
+  switch (message.role) {
+    case "system":
+      return `── system ──\n${message.content}`;
+    case "user":
+      return `── user ──\n${message.content}`;
+    case "assistant": {
+      const calls = (message.tool_calls ?? []).map((c) => `→ ${c.function.name} [${c.id}] ${c.function.arguments}`);
+      return [`── assistant ──`, message.content ?? "", ...calls].filter((l) => l !== "").join("\n");
+    }
+    case "tool":
+      return `── tool result [${message.tool_call_id}] ──\n${message.content}`;
+    default: {
+      const unreachable: never = message;
+      throw new TypeError(`Unknown message: ${JSON.stringify(unreachable)}`);
+    }
+  }
+}

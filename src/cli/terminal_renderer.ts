@@ -1,0 +1,126 @@
+/**
+ * Renders run events for a person: the assistant's text streams to stdout; progress (the running
+ * tool and its elapsed time) goes to stderr — an updating line on a terminal, plain lines
+ * otherwise; colours only on a terminal and never when `NO_COLOR` is set (https://no-color.org).
+ *
+ * @module
+ */
+import type { RunEvent } from "../loop/run_event.ts";
+
+/** Where and how to render. */
+export interface TerminalRendererOptions {
+  stdout: { write(text: string): void };
+  stderr: { write(text: string): void };
+  /** stderr is a terminal: progress lines update in place. */
+  stderrIsTerminal: boolean;
+  /** Use ANSI colours on stderr. */
+  color: boolean;
+}
+
+/**
+ * A stateful event sink for the terminal.
+ *
+ * @example Plain lines when stderr is not a terminal
+ * ```ts
+ * import { TerminalRenderer } from "./terminal_renderer.ts";
+ * let err = "";
+ * const r = new TerminalRenderer({ stdout: { write() {} }, stderr: { write: (t) => (err += t) }, stderrIsTerminal: false, color: false });
+ * r.handle({ schema: "odek.event/v1", type: "tool_call_started", run_id: "r", timestamp: "", tool: "shell",
+ *   data: { call_id: "c", name: "shell", args: { command: "ls" }, args_sha256: "", args_bytes: 2 } });
+ * if (!err.includes("shell")) throw new Error(err);
+ * ```
+ */
+export class TerminalRenderer {
+  readonly #options: TerminalRendererOptions;
+  readonly #running = new Map<string, { label: string; started: number }>();
+  #textOpen = false;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: TerminalRendererOptions) {
+    this.#options = options;
+  }
+
+  /** Render one event. */
+  handle(event: RunEvent): void {
+    switch (event.type) {
+      case "text_delta":
+        this.#options.stdout.write(event.data.text);
+        this.#textOpen = true;
+        break;
+      case "assistant_message":
+        if (this.#textOpen) this.#options.stdout.write("\n");
+        this.#textOpen = false;
+        break;
+      case "tool_call_started": {
+        const label = `${event.data.name} ${describeArgs(event.data.args)}`.trim();
+        this.#running.set(event.data.call_id, { label, started: performance.now() });
+        this.#line(`${this.#paint("36", "▸")} ${label}`);
+        this.#tick();
+        break;
+      }
+      case "tool_call_completed":
+        this.#finish(event.data.call_id, `${this.#paint("32", "✓")} ${event.data.name} (${seconds(event.data.duration_ms)})`);
+        break;
+      case "tool_call_failed":
+        this.#finish(
+          event.data.call_id,
+          `${this.#paint("31", "✗")} ${event.data.name} ${event.data.error_class} (${seconds(event.data.duration_ms)}): ${firstLine(event.data.message)}`,
+        );
+        break;
+      case "session_repaired":
+        this.#line(`${this.#paint("33", "!")} ${event.data.tool_call_ids.length} tool call(s) were interrupted by the last stop and marked as such (not re-run)`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Stop the elapsed-time ticker. */
+  close(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    if (this.#options.stderrIsTerminal) this.#options.stderr.write("\r\x1b[K");
+  }
+
+  #finish(callId: string, text: string): void {
+    this.#running.delete(callId);
+    this.#line(text);
+    if (this.#running.size === 0) this.close();
+  }
+
+  #line(text: string): void {
+    const prefix = this.#options.stderrIsTerminal ? "\r\x1b[K" : "";
+    this.#options.stderr.write(`${prefix}${text}\n`);
+  }
+
+  #tick(): void {
+    if (!this.#options.stderrIsTerminal || this.#timer !== undefined) return;
+    this.#timer = setInterval(() => {
+      const oldest = [...this.#running.values()][0];
+      if (!oldest) return;
+      const elapsed = seconds(performance.now() - oldest.started);
+      const more = this.#running.size > 1 ? ` +${this.#running.size - 1}` : "";
+      this.#options.stderr.write(`\r\x1b[K${this.#paint("2", `… ${oldest.label.slice(0, 60)}${more} ${elapsed}`)}`);
+    }, 250);
+  }
+
+  #paint(code: string, text: string): string {
+    return this.#options.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+  }
+}
+
+function describeArgs(args: unknown): string {
+  if (typeof args !== "object" || args === null) return "";
+  const a = args as Record<string, unknown>;
+  const main = a.command ?? a.path ?? a.pattern;
+  return typeof main === "string" ? firstLine(main).slice(0, 100) : "";
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}

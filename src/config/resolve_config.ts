@@ -1,0 +1,169 @@
+/**
+ * Layered configuration: `ODEK_HOME/config.jsonc`, then `ODEK_*` environment variables, then
+ * flags (highest). Each layer is validated on its own so an error names its source.
+ *
+ * @module
+ */
+import { type ParseError, parse, printParseErrorCode } from "jsonc-parser";
+import type { z } from "zod";
+import { OdekError } from "../_util/odek_error.ts";
+import { type ConfigLayer, ConfigLayerSchema, DEFAULT_CONFIG, type OdekConfig } from "./odek_config.ts";
+
+/** Largest config file read, in bytes (5 MiB, odek-go §2.1). */
+export const MAX_CONFIG_BYTES = 5 * 1024 * 1024;
+
+/** Where each environment variable goes. Values are parsed as numbers where the key wants one. */
+const ENV_KEYS: readonly [string, string][] = [
+  ["ODEK_MODEL", "model"],
+  ["ODEK_BASE_URL", "baseUrl"],
+  ["ODEK_CONTEXT_WINDOW", "contextWindow"],
+  ["ODEK_SANDBOX", "sandbox"],
+  ["ODEK_TRUST_LEVEL", "trustLevel"],
+  ["ODEK_REQUEST_TIMEOUT_SECONDS", "timeouts.requestSeconds"],
+  ["ODEK_SHELL_TIMEOUT_SECONDS", "timeouts.shellSeconds"],
+  ["ODEK_MAX_ITERATIONS", "budgets.maxIterations"],
+  ["ODEK_MAX_TOOL_PARALLEL", "budgets.maxToolParallel"],
+];
+const NUMERIC = new Set(["contextWindow", "timeouts.requestSeconds", "timeouts.shellSeconds", "budgets.maxIterations", "budgets.maxToolParallel"]);
+
+/** Inputs of {@linkcode resolveConfig}. */
+export interface ResolveConfigOptions {
+  /** Path of the config file; a missing file is an empty layer. */
+  configFile: string;
+  /** The environment to read `ODEK_*` (and `OPENAI_BASE_URL`) from. */
+  env: Record<string, string>;
+  /** The flag layer, already shaped like a config layer (keys set only for given flags). */
+  flags?: ConfigLayer;
+}
+
+/**
+ * Read, validate and merge the layers, then apply defaults.
+ *
+ * @returns the resolved configuration
+ * @throws {OdekError} `CONFIG_INVALID` naming the file (or variable, or flag), the key path, the
+ *   value and the expected shape.
+ *
+ * @example Environment over defaults
+ * ```ts
+ * import { resolveConfig } from "./resolve_config.ts";
+ * const config = await resolveConfig({ configFile: "/nonexistent/config.jsonc", env: { ODEK_MAX_ITERATIONS: "5" } });
+ * if (config.budgets.maxIterations !== 5) throw new Error("env layer ignored");
+ * ```
+ */
+export async function resolveConfig(options: ResolveConfigOptions): Promise<OdekConfig> {
+  const fileLayer = await readConfigFile(options.configFile);
+  const envLayer = envConfigLayer(options.env);
+  const flagLayer = validateLayer(options.flags ?? {}, (path) => `flag ${flagName(path)}`);
+  const merged = [fileLayer, envLayer, flagLayer].reduce<Record<string, unknown>>(
+    (acc, layer) => deepMerge(acc, layer as Record<string, unknown>),
+    structuredClone(DEFAULT_CONFIG) as unknown as Record<string, unknown>,
+  );
+  return merged as unknown as OdekConfig;
+}
+
+async function readConfigFile(file: string): Promise<ConfigLayer> {
+  let text: string;
+  try {
+    const info = await Deno.stat(file);
+    if (info.size > MAX_CONFIG_BYTES) {
+      throw new OdekError("CONFIG_INVALID", `Cannot read ${file}: it is ${info.size} bytes, more than the 5 MiB a config file may have. Shrink it.`);
+    }
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return {};
+    if (error instanceof OdekError) throw error;
+    throw new OdekError("CONFIG_INVALID", `Cannot read ${file}: ${(error as Error).message}. Check its permissions.`, { cause: error });
+  }
+  const errors: ParseError[] = [];
+  const data = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0) {
+    const first = errors[0];
+    const { line, column } = lineColumn(text, first.offset);
+    throw new OdekError("CONFIG_INVALID", `Cannot parse ${file} at line ${line}, column ${column}: ${printParseErrorCode(first.error)}. Fix the JSONC syntax there.`);
+  }
+  if (data === undefined) return {};
+  return validateLayer(data, () => file);
+}
+
+function envConfigLayer(env: Record<string, string>): ConfigLayer {
+  const layer: Record<string, unknown> = {};
+  const sources = new Map<string, string>();
+  const baseUrl = env.ODEK_BASE_URL ?? env.OPENAI_BASE_URL;
+  for (const [name, path] of ENV_KEYS) {
+    const raw = name === "ODEK_BASE_URL" ? baseUrl : env[name];
+    if (raw === undefined || raw === "") continue;
+    const value = NUMERIC.has(path) && /^-?\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : raw;
+    setPath(layer, path, value);
+    sources.set(path, name === "ODEK_BASE_URL" && env.ODEK_BASE_URL === undefined ? "OPENAI_BASE_URL" : name);
+  }
+  return validateLayer(layer, (path) => `environment variable ${sources.get(path) ?? path}`);
+}
+
+function validateLayer(data: unknown, source: (path: string) => string): ConfigLayer {
+  const result = ConfigLayerSchema.safeParse(data);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue.path.map(String).join(".");
+  throw new OdekError("CONFIG_INVALID", describeIssue(issue, data, source(path)));
+}
+
+function describeIssue(issue: z.core.$ZodIssue, data: unknown, where: string): string {
+  const path = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys") {
+    const keys = issue.keys.map((k) => (path ? `${path}.${k}` : k)).join(", ");
+    return `Invalid configuration in ${where}: unknown key ${keys}. Remove it or check its spelling (see docs/configuration.md).`;
+  }
+  const value = JSON.stringify(getPath(data, issue.path.map(String)));
+  return `Invalid configuration in ${where} at "${path || "(root)"}": got ${value ?? "nothing"}, expected ${expected(issue)}. See docs/configuration.md.`;
+}
+
+function expected(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return issue.expected === "int" ? "a whole number" : `a ${issue.expected}`;
+    case "too_big":
+      return `a ${issue.origin === "string" ? "string of length" : "number"} at most ${issue.maximum}`;
+    case "too_small":
+      return `a ${issue.origin === "string" ? "string of length" : "number"} at least ${issue.minimum}`;
+    case "invalid_value":
+      return `one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "invalid_format":
+      return issue.format === "url" ? "an http:// or https:// URL" : `a ${issue.format}`;
+    default:
+      return issue.message.replace(/^Invalid input: /, "").toLowerCase();
+  }
+}
+
+function flagName(path: string): string {
+  const map: Record<string, string> = { model: "--model", baseUrl: "--base-url", "budgets.maxIterations": "--max-iterations" };
+  return map[path] ?? path;
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  for (const [key, value] of Object.entries(over)) {
+    if (value === undefined) continue;
+    const current = base[key];
+    base[key] = isPlainObject(value) && isPlainObject(current) ? deepMerge({ ...current }, value) : value;
+  }
+  return base;
+}
+
+function isPlainObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split(".");
+  let node = target;
+  for (const key of keys.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+  node[keys[keys.length - 1]] = value;
+}
+
+function getPath(data: unknown, keys: string[]): unknown {
+  return keys.reduce<unknown>((node, key) => (isPlainObject(node) ? node[key] : undefined), data);
+}
+
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset).split("\n");
+  return { line: before.length, column: before[before.length - 1].length + 1 };
+}

@@ -1,0 +1,70 @@
+/**
+ * The walking skeleton's fixed classification, used until the real classifier lands.
+ *
+ * @module
+ */
+import type { RiskClass, Verdict } from "./verdict.ts";
+
+/**
+ * The part of a tool call the classification reads: structurally the broker's `ToolInvocation`
+ * (declared here because `danger/` sits left of `broker/` in the layer order and imports nothing
+ * from it).
+ */
+export interface ClassifiedCall {
+  /** Tool name, e.g. `read_file`. */
+  name: string;
+  /** Validated arguments. */
+  args: Record<string, unknown>;
+}
+
+/**
+ * Classify a built-in tool call by its tool name alone, without looking at its arguments.
+ *
+ * This is the fixed, safe scope of the walking skeleton, not a classifier: `read_file` and `glob`
+ * are one `read` part, `write_file` one `local_write` part, `shell` one `code_execution` part, and
+ * the decision is always `allow`. It is safe because each of those classes grants only a scope
+ * that is contained (design §3): at most the workspace writable, no network, secrets and the
+ * protected roots invisible. A shell command that does more than its class says (a `curl`, a write
+ * to `~/.bashrc`) simply fails inside the sandbox. Any other tool name is one `unknown` part with
+ * the decision `deny`.
+ *
+ * Targets are the raw `path` argument as the model wrote it (`glob` defaults to `.`): it is
+ * resolved against the workspace, and realpath-checked, inside the tool child. A shell part has
+ * no targets.
+ *
+ * @param invocation the tool call (its `name` and `args`)
+ * @returns a verdict with exactly one part
+ *
+ * @example Classify a write
+ * ```ts
+ * import { fixedVerdict } from "./fixed_verdict.ts";
+ * const verdict = fixedVerdict({ id: "c1", name: "write_file", args: { path: "a.txt", content: "" } });
+ * if (verdict.parts[0].riskClass !== "local_write") throw new Error("unexpected class");
+ * if (verdict.decision !== "allow") throw new Error("unexpected decision");
+ * ```
+ */
+export function fixedVerdict(invocation: ClassifiedCall): Verdict {
+  const { name, args } = invocation;
+  const riskClass: RiskClass | undefined = name === "read_file" || name === "glob"
+    ? "read"
+    : name === "write_file"
+    ? "local_write"
+    : name === "shell"
+    ? "code_execution"
+    : undefined;
+  if (riskClass === undefined) {
+    return {
+      parts: [{ riskClass: "unknown", subject: name, targets: [] }],
+      decision: "deny",
+      reason: `The tool "${name}" is not a built-in tool of the walking skeleton`,
+    };
+  }
+  const rawPath = typeof args.path === "string" ? args.path : name === "glob" ? "." : undefined;
+  const targets = riskClass === "code_execution" || rawPath === undefined ? [] : [rawPath];
+  const subject = name === "shell" && typeof args.command === "string" ? args.command : name;
+  return {
+    parts: [{ riskClass, subject, targets }],
+    decision: "allow",
+    reason: `${name} runs with the fixed ${riskClass} scope of the walking skeleton`,
+  };
+}

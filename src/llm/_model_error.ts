@@ -1,0 +1,153 @@
+/**
+ * Maps whatever the `openai` SDK (or the fetch under it) threw into odek's error family.
+ *
+ * @module
+ */
+import { OdekError } from "../_util/odek_error.ts";
+
+/** What the mapping needs to know about the request. */
+export interface ModelErrorContext {
+  /** The base URL, for messages (credentials in it are dropped). */
+  baseURL: string;
+  /** Never appears in a message: every occurrence is replaced. */
+  apiKey: string;
+  /** The per-request timeout, for the timeout message. */
+  requestTimeoutMs: number;
+  /** The caller's signal: once aborted, its reason is thrown instead. */
+  signal?: AbortSignal;
+  /** Whether the error came while reading the stream (after the response started). */
+  midStream: boolean;
+  /** The SDK's error classes (the SDK is loaded lazily, so they are passed in). */
+  sdk: SdkErrorClasses;
+}
+
+// deno-lint-ignore no-explicit-any
+type ErrorClass = abstract new (...args: any[]) => Error;
+
+/** The `openai` SDK error classes the mapping tells apart. */
+export interface SdkErrorClasses {
+  APIError: ErrorClass;
+  APIConnectionError: ErrorClass;
+  APIConnectionTimeoutError: ErrorClass;
+}
+
+/** Cap on the provider's error text kept in a message, in characters. */
+const PROVIDER_MESSAGE_LIMIT = 500;
+
+/**
+ * Turns an SDK or fetch failure into the error `complete()` throws: the caller's abort reason,
+ * an {@linkcode OdekError} found in the cause chain (e.g. `CASSETTE_MISMATCH`), or a new
+ * `MODEL_UNREACHABLE` / `MODEL_ERROR` / `MODEL_PROTOCOL`.
+ */
+export function toModelError(err: unknown, ctx: ModelErrorContext): unknown {
+  if (ctx.signal?.aborted) return ctx.signal.reason ?? new DOMException("Aborted", "AbortError");
+  const inner = findOdekError(err);
+  if (inner) return inner;
+  const where = displayURL(ctx.baseURL);
+  const scrub = (text: string) => scrubSecret(text, ctx.apiKey);
+  const e = err as { status?: unknown; error?: unknown; message?: string };
+  const detail = scrub(causeText(err));
+  const { sdk } = ctx;
+  if (err instanceof sdk.APIError && typeof e.status === "number") {
+    const provider = scrub(providerMessage(e.error) ?? e.message ?? "");
+    return new OdekError(
+      "MODEL_ERROR",
+      `The model at ${where} answered HTTP ${e.status}: ${truncate(provider)}`,
+      { cause: err },
+    );
+  }
+  if (err instanceof sdk.APIConnectionTimeoutError) {
+    return new OdekError(
+      "MODEL_UNREACHABLE",
+      `The model at ${where} did not answer within ${ctx.requestTimeoutMs} ms. ` +
+        `Check that the server is up and not overloaded, or raise the request timeout.`,
+      { cause: err },
+    );
+  }
+  if (err instanceof sdk.APIConnectionError) {
+    return new OdekError(
+      "MODEL_UNREACHABLE",
+      `Cannot reach the model at ${where}: ${connectionReason(detail)}. ` +
+        `Check --base-url / ODEK_BASE_URL and that the server is running.`,
+      { cause: err },
+    );
+  }
+  if (err instanceof sdk.APIError) {
+    const provider = scrub(providerMessage(e.error) ?? e.message ?? "");
+    return new OdekError(
+      "MODEL_ERROR",
+      `The model at ${where} reported an error in its stream: ${truncate(provider)}`,
+      { cause: err },
+    );
+  }
+  if (err instanceof SyntaxError) {
+    return new OdekError(
+      "MODEL_PROTOCOL",
+      `The model at ${where} sent a stream chunk that is not valid JSON (${scrub(err.message)}). ` +
+        `Check that the base URL points at an OpenAI-compatible chat-completions API.`,
+      { cause: err },
+    );
+  }
+  return new OdekError(
+    "MODEL_PROTOCOL",
+    `The ${ctx.midStream ? "stream" : "request"} to the model at ${where} failed: ` +
+      `${truncate(detail)}. Retry the run; if it keeps happening, check the provider.`,
+    { cause: err },
+  );
+}
+
+function findOdekError(err: unknown): OdekError | undefined {
+  let current = err;
+  for (let depth = 0; depth < 6 && current; depth++) {
+    if (current instanceof OdekError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The error and its causes as one line of text. */
+function causeText(err: unknown): string {
+  const parts: string[] = [];
+  let current = err;
+  for (let depth = 0; depth < 6 && current; depth++) {
+    parts.push(current instanceof Error ? current.message : String(current));
+    current = (current as { cause?: unknown }).cause;
+  }
+  return parts.join(": ");
+}
+
+function connectionReason(detail: string): string {
+  if (/refused/i.test(detail)) return "connection refused";
+  if (/dns error|lookup address|name or service not known|nodename nor servname/i.test(detail)) {
+    return "the host name does not resolve (DNS lookup failed)";
+  }
+  if (/reset/i.test(detail)) return "the connection was reset";
+  if (/certificate|tls|ssl/i.test(detail)) return `TLS failed (${truncate(detail, 200)})`;
+  return truncate(detail, 200);
+}
+
+function providerMessage(error: unknown): string | undefined {
+  if (typeof error === "string") return error;
+  const message = (error as { message?: unknown } | undefined)?.message;
+  if (typeof message === "string") return message;
+  return error === undefined || error === null ? undefined : JSON.stringify(error);
+}
+
+/** The URL without user info, query or fragment. */
+export function displayURL(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    return url;
+  }
+}
+
+function scrubSecret(text: string, secret: string): string {
+  return secret.length >= 4 ? text.replaceAll(secret, "[redacted]") : text;
+}
+
+function truncate(text: string, limit = PROVIDER_MESSAGE_LIMIT): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= limit ? line : `${line.slice(0, limit)}…`;
+}

@@ -1,0 +1,198 @@
+/**
+ * Assembles streamed chat-completion chunks into one {@linkcode ModelResponse}.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { AssistantMessage, ToolCall } from "../_util/chat_message.ts";
+import { OdekError } from "../_util/odek_error.ts";
+import type { ModelDelta, ModelResponse, ModelUsage } from "./model.ts";
+
+const ToolCallDeltaSchema = z.looseObject({
+  index: z.number().int().nonnegative().nullish(),
+  id: z.string().nullish(),
+  function: z.looseObject({ name: z.string().nullish(), arguments: z.string().nullish() })
+    .nullish(),
+});
+
+/** The parts of a `chat.completion.chunk` odek reads; everything else is ignored. */
+const ChunkSchema = z.looseObject({
+  choices: z.array(z.looseObject({
+    index: z.number().nullish(),
+    delta: z.looseObject({
+      content: z.string().nullish(),
+      reasoning_content: z.string().nullish(),
+      reasoning: z.string().nullish(),
+      tool_calls: z.array(ToolCallDeltaSchema).nullish(),
+    }).nullish(),
+    finish_reason: z.string().nullish(),
+  })).nullish(),
+  usage: z.looseObject({
+    prompt_tokens: z.number().nullish(),
+    completion_tokens: z.number().nullish(),
+  }).nullish(),
+});
+
+/** Options for {@linkcode ChatStreamAssembler}. */
+export interface ChatStreamAssemblerOptions {
+  /** 1-based loop iteration, for ids of calls that lack one (`it<iteration>-call<index>`). */
+  iteration: number;
+  /** Sees text, reasoning and tool-call starts as they arrive. @default none */
+  onDelta?: (delta: ModelDelta) => void;
+  /** Names the stream's origin in error messages. @default "the model" */
+  source?: string;
+}
+
+interface PartialCall {
+  index: number;
+  id?: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Accumulates `chat.completion.chunk` objects (choice 0 only) into an assistant message: text,
+ * DeepSeek-style `reasoning_content` (or `reasoning`), and tool calls assembled by `index`,
+ * including interleaved parallel calls. Argument text is kept verbatim (never parsed here); empty
+ * arguments become `"{}"` and a missing id becomes `it<iteration>-call<position>`.
+ *
+ * Borrowed from odek-go §3 (echoing `reasoning_content`) and design §6 (tolerant assembly).
+ *
+ * @example Assemble a streamed tool call
+ * ```ts
+ * import { ChatStreamAssembler, type ChatStreamAssemblerOptions } from "./chat_stream_assembler.ts";
+ * const options: ChatStreamAssemblerOptions = { iteration: 2 };
+ * const assembler = new ChatStreamAssembler(options);
+ * const delta = (d: unknown, finish: string | null = null) => ({
+ *   choices: [{ index: 0, delta: d, finish_reason: finish }],
+ * });
+ * assembler.push(delta({ tool_calls: [{ index: 0, function: { name: "glob", arguments: "" } }] }));
+ * assembler.push(delta({}, "tool_calls"));
+ * const { message } = assembler.finish();
+ * if (message.tool_calls?.[0].id !== "it2-call0") throw new Error("unexpected id");
+ * if (message.tool_calls?.[0].function.arguments !== "{}") throw new Error("unexpected args");
+ * ```
+ */
+export class ChatStreamAssembler {
+  readonly #options: ChatStreamAssemblerOptions;
+  readonly #text: string[] = [];
+  readonly #reasoning: string[] = [];
+  readonly #calls = new Map<number, PartialCall>();
+  #lastIndex = -1;
+  #finishReason: string | undefined;
+  #usage: ModelUsage = { inputTokens: 0, outputTokens: 0 };
+  #chunks = 0;
+  #choices = 0;
+
+  /** @param options iteration for generated ids, the delta callback and the source name */
+  constructor(options: ChatStreamAssemblerOptions) {
+    this.#options = options;
+  }
+
+  /** How many chunks were pushed so far. */
+  get chunkCount(): number {
+    return this.#chunks;
+  }
+
+  /**
+   * Adds one parsed chunk and reports its deltas.
+   *
+   * @throws {OdekError} `MODEL_PROTOCOL` when the chunk does not have the chunk shape
+   */
+  push(chunk: unknown): void {
+    this.#chunks++;
+    const parsed = ChunkSchema.safeParse(chunk);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new OdekError(
+        "MODEL_PROTOCOL",
+        `${this.#source()} sent stream chunk ${this.#chunks} with an unexpected shape at ` +
+          `"${issue.path.join(".")}": ${issue.message}. Check that the base URL points at an ` +
+          `OpenAI-compatible chat-completions API.`,
+      );
+    }
+    const { choices, usage } = parsed.data;
+    if (usage) {
+      this.#usage = {
+        inputTokens: usage.prompt_tokens ?? 0,
+        outputTokens: usage.completion_tokens ?? 0,
+      };
+    }
+    for (const choice of choices ?? []) {
+      if ((choice.index ?? 0) !== 0) continue;
+      this.#choices++;
+      const delta = choice.delta ?? {};
+      if (delta.content) this.#emitText("text", delta.content, this.#text);
+      const reasoning = delta.reasoning_content ?? delta.reasoning;
+      if (reasoning) this.#emitText("reasoning", reasoning, this.#reasoning);
+      for (const call of delta.tool_calls ?? []) this.#pushCall(call);
+      if (choice.finish_reason) this.#finishReason = choice.finish_reason;
+    }
+  }
+
+  /**
+   * Ends the stream and returns the assembled turn.
+   *
+   * @throws {OdekError} `MODEL_PROTOCOL` when no `finish_reason` arrived (a cut stream)
+   */
+  finish(): ModelResponse {
+    if (this.#finishReason === undefined) {
+      const why = this.#chunks > 0 && this.#choices === 0
+        ? `its ${this.#chunks} chunks all had an empty "choices" list`
+        : `it ended after ${this.#chunks} chunks without a finish_reason`;
+      throw new OdekError(
+        "MODEL_PROTOCOL",
+        `The stream from ${this.#source()} was cut before the model finished: ${why}. ` +
+          `Retry the run; if it keeps happening, check the provider or any proxy in between.`,
+      );
+    }
+    const calls = [...this.#calls.values()].sort((a, b) => a.index - b.index);
+    const toolCalls: ToolCall[] = calls.map((call, position) => ({
+      id: call.id ?? `it${this.#options.iteration}-call${position}`,
+      type: "function",
+      function: { name: call.name, arguments: call.arguments === "" ? "{}" : call.arguments },
+    }));
+    const text = this.#text.join("");
+    const reasoning = this.#reasoning.join("");
+    const message: AssistantMessage = { role: "assistant", content: text === "" ? null : text };
+    if (toolCalls.length > 0) message.tool_calls = toolCalls;
+    if (reasoning !== "") message.reasoning_content = reasoning;
+    return { message, finishReason: this.#finishReason, usage: { ...this.#usage } };
+  }
+
+  #source(): string {
+    return this.#options.source ?? "the model";
+  }
+
+  #emitText(type: "text" | "reasoning", text: string, into: string[]): void {
+    into.push(text);
+    this.#options.onDelta?.({ type, text });
+  }
+
+  #pushCall(delta: z.infer<typeof ToolCallDeltaSchema>): void {
+    const name = delta.function?.name ?? undefined;
+    // Without an index, a delta that names a new call starts one; otherwise it continues the last.
+    const index = delta.index ??
+      ((delta.id || name) && !this.#isSameCall(delta.id) ? this.#lastIndex + 1 : this.#lastIndex);
+    let call = this.#calls.get(Math.max(index, 0));
+    if (call === undefined) {
+      call = { index: Math.max(index, 0), name: name ?? "", arguments: "" };
+      this.#calls.set(call.index, call);
+      this.#options.onDelta?.(
+        name
+          ? { type: "tool_call", index: call.index, name }
+          : { type: "tool_call", index: call.index },
+      );
+    } else if (name && call.name === "") {
+      call.name = name;
+    }
+    if (delta.id && call.id === undefined) call.id = delta.id;
+    call.arguments += delta.function?.arguments ?? "";
+    this.#lastIndex = Math.max(this.#lastIndex, call.index);
+  }
+
+  #isSameCall(id: string | null | undefined): boolean {
+    const last = this.#calls.get(this.#lastIndex);
+    return last !== undefined && id !== null && id !== undefined && last.id === id;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The `call_model` step: ask the model for the next turn, persist the assistant message before
+ * any of its tool calls runs, and decide the next step.
+ *
+ * @module
+ */
+import type { AssistantMessage } from "../_util/chat_message.ts";
+import type { RunContext } from "./run_context.ts";
+
+/** What follows a model turn. */
+export type AfterModelStep =
+  | { type: "run_tools"; message: AssistantMessage }
+  | { type: "final_output"; text: string | null };
+
+/**
+ * Run one model turn.
+ *
+ * The assistant message (with its tool calls) is appended to the journal and fsynced before the
+ * step returns, so a crash while the tools run leaves evidence of every call (design §5).
+ *
+ * @throws whatever the model throws (`OdekError` codes `MODEL_*`, `CASSETTE_MISMATCH`, or an
+ *   `AbortError`); the transcript is unchanged in that case.
+ *
+ * @example A scripted model that answers with text
+ * ```ts ignore
+ * const next = await callModelStep(context);
+ * ```
+ */
+export async function callModelStep(context: RunContext): Promise<AfterModelStep> {
+  context.stats.iterations += 1;
+  const response = await context.model.complete(
+    {
+      messages: context.messages,
+      tools: context.toolSpecs,
+      iteration: context.stats.iterations,
+      signal: context.signal,
+    },
+    (delta) => {
+      if (delta.type === "text") context.emit("text_delta", { text: delta.text });
+      else if (delta.type === "reasoning") context.emit("reasoning_delta", { text: delta.text });
+    },
+  );
+  context.stats.inputTokens += response.usage.inputTokens;
+  context.stats.outputTokens += response.usage.outputTokens;
+  const message = response.message;
+  await context.journal.append(message);
+  context.messages.push(message);
+  const toolCalls = message.tool_calls ?? [];
+  context.emit("assistant_message", {
+    content: message.content,
+    tool_call_count: toolCalls.length,
+    finish_reason: response.finishReason,
+  });
+  if (toolCalls.length > 0) return { type: "run_tools", message };
+  context.emit("iteration_completed", {
+    input_tokens: context.stats.inputTokens,
+    output_tokens: context.stats.outputTokens,
+    tools_called: 0,
+  });
+  return { type: "final_output", text: message.content };
+}

@@ -1,0 +1,35 @@
+/**
+ * What every step of a run shares: its dependencies, its transcript and its counters.
+ *
+ * @module
+ */
+import type { ChatMessage } from "../_util/chat_message.ts";
+import type { BuiltinTool } from "../broker/builtin_tools.ts";
+import type { ToolBroker } from "../broker/tool_broker.ts";
+import type { Model, ToolSpec } from "../llm/model.ts";
+import type { RunEventData, RunEventType } from "./run_event.ts";
+import type { RunStats } from "./run_stats.ts";
+
+/** The journal the loop appends to: an open session satisfies it. */
+export interface TranscriptJournal {
+  /** Append one message durably (written and fsynced when the promise resolves). */
+  append(message: ChatMessage): Promise<void>;
+}
+
+/** The state one run's steps share. Built by {@linkcode runAgent}. */
+export interface RunContext {
+  readonly model: Model;
+  readonly broker: ToolBroker;
+  readonly journal: TranscriptJournal;
+  readonly tools: readonly BuiltinTool[];
+  readonly toolSpecs: ToolSpec[];
+  /** The transcript in order (results in call order), as it will be sent next. */
+  readonly messages: ChatMessage[];
+  readonly stats: RunStats;
+  readonly maxToolParallel: number;
+  readonly signal: AbortSignal;
+  readonly now: () => number;
+  readonly redact: (text: string) => string;
+  /** Emit an event of the current iteration (isolates a throwing sink). */
+  emit<T extends RunEventType>(type: T, data: RunEventData[T], extra?: { tool?: string }): void;
+}

@@ -1,0 +1,85 @@
+/**
+ * Run events: a typed union in the `odek.event/v1` envelope with the type names of odek-go §9.
+ * They feed the terminal renderer and `odek run --json`. The schema is additive: consumers must
+ * ignore unknown types and fields.
+ *
+ * @module
+ */
+
+/** `data` of each event type. Durations in ms, sizes in bytes, tokens as the provider counts them. */
+export interface RunEventData {
+  run_started: {
+    model: string;
+    base_url: string;
+    sandbox: string;
+    max_iterations: number;
+    workspace: string;
+    resumed: boolean;
+  };
+  /** A piece of the assistant's streamed text. */
+  text_delta: { text: string };
+  /** A piece of streamed reasoning text (providers that send `reasoning_content`). */
+  reasoning_delta: { text: string };
+  /** The model finished one turn. */
+  assistant_message: { content: string | null; tool_call_count: number; finish_reason: string };
+  tool_call_started: {
+    call_id: string;
+    name: string;
+    /** The arguments, redacted. */
+    args: unknown;
+    args_sha256: string;
+    args_bytes: number;
+  };
+  tool_call_completed: { call_id: string; name: string; duration_ms: number; result_bytes: number };
+  tool_call_failed: {
+    call_id: string;
+    name: string;
+    duration_ms: number;
+    error_class: string;
+    message: string;
+  };
+  /** Tool calls left without a result by a crash got a synthetic "interrupted" result on resume. */
+  session_repaired: { tool_call_ids: string[] };
+  session_saved: { message_count: number };
+  iteration_completed: { input_tokens: number; output_tokens: number; tools_called: number };
+  run_completed: {
+    duration_ms: number;
+    input_tokens: number;
+    output_tokens: number;
+    iterations: number;
+    tool_calls: number;
+  };
+  run_failed: {
+    duration_ms: number;
+    error_class: string;
+    message: string;
+    input_tokens: number;
+    output_tokens: number;
+    iterations: number;
+    tool_calls: number;
+  };
+}
+
+/** Every event type name. */
+export type RunEventType = keyof RunEventData;
+
+/** One event in the `odek.event/v1` envelope. */
+export type RunEvent = {
+  [T in RunEventType]: {
+    schema: "odek.event/v1";
+    type: T;
+    /** 128-bit hex id of the run. */
+    run_id: string;
+    session_id?: string;
+    /** 1-based loop iteration, when the event belongs to one. */
+    iteration?: number;
+    /** Tool name, for tool events. */
+    tool?: string;
+    /** RFC 3339 UTC. */
+    timestamp: string;
+    data: RunEventData[T];
+  };
+}[RunEventType];
+
+/** Receives events; must not throw (a throwing sink is isolated by the emitter). */
+export type RunEventSink = (event: RunEvent) => void;

@@ -1,0 +1,112 @@
+/**
+ * The `run_tools` step: run the tool calls of one assistant message, at most `maxToolParallel`
+ * at once, journal each result as it completes, and append the results to the transcript in
+ * call order with matching ids (odek-go §3.2).
+ *
+ * @module
+ */
+import type { AssistantMessage, ToolCall, ToolMessage } from "../_util/chat_message.ts";
+import type { ToolResult } from "../broker/tool_broker.ts";
+import { prepareToolCall } from "./prepare_tool_call.ts";
+import type { RunContext } from "./run_context.ts";
+import { toolResultContent } from "./tool_result_content.ts";
+
+/**
+ * Run every tool call of `message`. Tool failures are results, never thrown.
+ *
+ * @returns when every result is journaled and in `context.messages`
+ * @throws only when the journal cannot be written (the run must stop: nothing can be persisted)
+ *
+ * @example
+ * ```ts ignore
+ * await runToolsStep(context, assistantMessage);
+ * ```
+ */
+export async function runToolsStep(context: RunContext, message: AssistantMessage): Promise<void> {
+  const calls = message.tool_calls ?? [];
+  const results: (ToolMessage | undefined)[] = new Array(calls.length);
+  const digests = await Promise.all(calls.map((call) => sha256Hex(call.function.arguments)));
+  let journalChain: Promise<void> = Promise.resolve();
+  let next = 0;
+  const worker = async () => {
+    while (next < calls.length) {
+      const index = next++;
+      const result = await runOne(context, calls[index], digests[index]);
+      const toolMessage: ToolMessage = {
+        role: "tool",
+        tool_call_id: calls[index].id,
+        content: context.redact(toolResultContent(result)),
+      };
+      results[index] = toolMessage;
+      journalChain = journalChain.then(() => context.journal.append(toolMessage));
+      await journalChain;
+    }
+  };
+  const workers = Array.from({ length: Math.min(context.maxToolParallel, calls.length) }, worker);
+  const settled = await Promise.allSettled(workers);
+  await journalChain;
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failure) throw failure.reason;
+  for (const result of results) context.messages.push(result!);
+  context.stats.toolCalls += calls.length;
+  context.emit("session_saved", { message_count: context.messages.length });
+  context.emit("iteration_completed", {
+    input_tokens: context.stats.inputTokens,
+    output_tokens: context.stats.outputTokens,
+    tools_called: calls.length,
+  });
+}
+
+async function runOne(context: RunContext, call: ToolCall, argsSha256: string): Promise<ToolResult> {
+  const name = call.function.name;
+  const argsText = context.redact(call.function.arguments || "{}");
+  const argsBytes = new TextEncoder().encode(call.function.arguments).length;
+  context.emit("tool_call_started", {
+    call_id: call.id,
+    name,
+    args: parseOrRaw(argsText),
+    args_sha256: argsSha256,
+    args_bytes: argsBytes,
+  }, { tool: name });
+  const started = context.now();
+  const prepared = prepareToolCall(call, context.tools);
+  let result: ToolResult;
+  if ("refusal" in prepared) {
+    result = prepared.refusal;
+  } else if (context.signal.aborted) {
+    result = { ok: false, error: { kind: "interrupted", message: "The run was interrupted before this call started; it did not run." } };
+  } else {
+    result = await context.broker.run(prepared.invocation, context.signal);
+  }
+  const duration = Math.round(context.now() - started);
+  if (result.ok) {
+    context.emit("tool_call_completed", {
+      call_id: call.id,
+      name,
+      duration_ms: duration,
+      result_bytes: new TextEncoder().encode(result.output).length,
+    }, { tool: name });
+  } else {
+    context.emit("tool_call_failed", {
+      call_id: call.id,
+      name,
+      duration_ms: duration,
+      error_class: result.error.kind,
+      message: context.redact(result.error.message),
+    }, { tool: name });
+  }
+  return result;
+}
+
+function parseOrRaw(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}

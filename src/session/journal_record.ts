@@ -1,0 +1,59 @@
+/**
+ * The records of a session journal: one JSON object per line, validated on load.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { ChatMessageSchema } from "../_util/chat_message.ts";
+
+/** The journal format version written in the meta record. */
+export const JOURNAL_VERSION = 1;
+
+/**
+ * One line of a session journal (design §5):
+ * - `meta` (always the first line): `{ t, v: 1, id, createdAt, workspace, model, baseUrl, title }`;
+ * - `message`: `{ t, at, message }`, one transcript message;
+ * - `meta_update`: `{ t, at, patch: { model?, baseUrl?, workspace? } }`;
+ * - `repair`: `{ t, at, toolCallIds }`, written when a resume answered interrupted tool calls with
+ *   synthetic results (those results are the `message` records just before it).
+ *
+ * Times (`createdAt`, `at`) are ISO 8601 strings. Unknown extra fields are ignored.
+ *
+ * @example Parse a meta record and a message record
+ * ```ts
+ * import { JOURNAL_VERSION, type JournalRecord, JournalRecordSchema } from "./journal_record.ts";
+ * const lines = [
+ *   `{"t":"meta","v":${JOURNAL_VERSION},"id":"s1","createdAt":"2026-01-01T00:00:00.000Z",` +
+ *   `"workspace":"/w","model":"m","baseUrl":"http://x","title":"hi"}`,
+ *   `{"t":"message","at":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}`,
+ * ];
+ * const records: JournalRecord[] = lines.map((line) => JournalRecordSchema.parse(JSON.parse(line)));
+ * if (records[1].t !== "message") throw new Error(records[1].t);
+ * ```
+ */
+export const JournalRecordSchema = z.discriminatedUnion("t", [
+  z.object({
+    t: z.literal("meta"),
+    v: z.literal(JOURNAL_VERSION),
+    id: z.string().min(1),
+    createdAt: z.string(),
+    workspace: z.string(),
+    model: z.string(),
+    baseUrl: z.string(),
+    title: z.string(),
+  }),
+  z.object({ t: z.literal("message"), at: z.string(), message: ChatMessageSchema }),
+  z.object({
+    t: z.literal("meta_update"),
+    at: z.string(),
+    patch: z.object({
+      model: z.string().optional(),
+      baseUrl: z.string().optional(),
+      workspace: z.string().optional(),
+    }),
+  }),
+  z.object({ t: z.literal("repair"), at: z.string(), toolCallIds: z.array(z.string()) }),
+]);
+
+/** One line of a session journal; see {@linkcode JournalRecordSchema}. */
+export type JournalRecord = z.infer<typeof JournalRecordSchema>;

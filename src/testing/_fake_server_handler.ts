@@ -1,0 +1,193 @@
+/**
+ * The request handler behind {@linkcode startFakeOpenAIServer}: routing, scripted turns, faults,
+ * and the paced SSE body.
+ *
+ * @module
+ */
+import type { Fault, RecordedRequest, ScriptedTurn } from "./fake_openai_server.ts";
+import {
+  type ChunkContext,
+  type JsonObject,
+  scriptedChunks,
+  scriptedCompletion,
+  sseFrame,
+} from "./_scripted_chunks.ts";
+import { sleep } from "./_sleep.ts";
+
+/** What the handler needs from the server around it. */
+export interface FakeHandlerState {
+  turns:
+    | ScriptedTurn[]
+    | ((request: RecordedRequest, index: number) => ScriptedTurn | Promise<ScriptedTurn>);
+  requests: RecordedRequest[];
+  /** Aborted when the server closes: every wait and open stream ends. */
+  closing: AbortSignal;
+  /** Called on every request (resets the idle timer). */
+  onRequest: () => void;
+}
+
+/** Creates the fetch-style handler; the chat-request counter lives in its closure. */
+export function createFakeHandler(state: FakeHandlerState): (req: Request) => Promise<Response> {
+  let chatCount = 0;
+  return async (req) => {
+    state.onRequest();
+    const path = new URL(req.url).pathname.replace(/\/+$/, "");
+    if (req.method === "GET" && path === "/v1/models") {
+      const model = { id: "fake-model", object: "model", created: 0, owned_by: "odek-fake" };
+      return json(200, { object: "list", data: [model] });
+    }
+    if (req.method !== "POST" || path !== "/v1/chat/completions") {
+      return errorJson(404, `fake server: no route for ${req.method} ${path}`);
+    }
+    const raw = await req.text();
+    const recorded: RecordedRequest = {
+      body: parseJson(raw) ?? raw,
+      authorization: req.headers.get("authorization"),
+      receivedAt: performance.now(),
+    };
+    state.requests.push(recorded);
+    const index = chatCount++;
+    if (typeof recorded.body !== "object" || recorded.body === null) {
+      return errorJson(400, "fake server: the request body is not a JSON object");
+    }
+    let turn: ScriptedTurn;
+    try {
+      if (typeof state.turns === "function") turn = await state.turns(recorded, index);
+      else if (index < state.turns.length) turn = state.turns[index];
+      else {
+        const have = state.turns.length;
+        return errorJson(
+          500,
+          `fake server: no scripted turn ${index + 1} (the script has ${have})`,
+        );
+      }
+    } catch (err) {
+      return errorJson(500, `fake server: the turn script threw: ${String(err)}`);
+    }
+    // The body's cancel() aborts `ended` when the client goes away (req.signal is not used: in
+    // Deno 2 it also aborts after every successful response and warns about it).
+    const ended = new AbortController();
+    const signal = AbortSignal.any([ended.signal, state.closing]);
+    if (turn.delayMs) await sleep(turn.delayMs, signal);
+    const body = recorded.body as JsonObject;
+    const ctx: ChunkContext = {
+      id: `chatcmpl-fake-${index + 1}`,
+      model: typeof body.model === "string" ? body.model : "fake-model",
+      created: Math.floor(Date.now() / 1000),
+      turnNumber: index + 1,
+      promptChars: JSON.stringify(body.messages ?? []).length,
+    };
+    return respond(turn, ctx, body, { signal, ended });
+  };
+}
+
+interface Pacing {
+  signal: AbortSignal;
+  ended: AbortController;
+}
+
+function respond(turn: ScriptedTurn, ctx: ChunkContext, body: JsonObject, pacing: Pacing) {
+  const fault: Fault | undefined = turn.fault;
+  if (fault?.type === "status") {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (fault.retryAfter !== undefined) headers["retry-after"] = fault.retryAfter;
+    const text = fault.body ??
+      JSON.stringify({
+        error: { message: `fake server: scripted HTTP ${fault.status}`, type: "server_error" },
+      });
+    return new Response(text, { status: fault.status, headers });
+  }
+  const pace = { ...pacing, chunkDelayMs: turn.chunkDelayMs ?? 0, hang: fault?.type === "hang" };
+  if (body.stream !== true) {
+    const completion = scriptedCompletion(turn, ctx);
+    if (fault?.type === "empty_choices") completion.choices = [];
+    let text = JSON.stringify(completion);
+    if (fault?.type === "cut") text = text.slice(0, Math.floor(text.length / 2));
+    if (fault?.type === "malformed") text = `{"id": "${ctx.id}", not json`;
+    const frames = fault?.type === "hang" ? [] : [text];
+    return new Response(paced(frames, pace), { headers: { "content-type": "application/json" } });
+  }
+  const options = body.stream_options as { include_usage?: unknown } | undefined;
+  const frames = streamFrames(turn, ctx, options?.include_usage === true);
+  return new Response(paced(frames, pace), {
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+  });
+}
+
+/** The SSE frames of a streamed turn after its fault is applied. */
+function streamFrames(turn: ScriptedTurn, ctx: ChunkContext, includeUsage: boolean): string[] {
+  const { body, finish, usage } = scriptedChunks(turn, ctx);
+  const tail = [finish, ...(includeUsage ? [usage] : [])];
+  const fault = turn.fault;
+  switch (fault?.type) {
+    case undefined:
+      return [...body, ...tail, "[DONE]"].map(sseFrame);
+    case "cut":
+      return body.slice(0, Math.max(0, fault.afterChunks)).map(sseFrame);
+    case "malformed": {
+      const mid = Math.max(1, Math.floor(body.length / 2));
+      const broken = `{"id":"${ctx.id}","choices":[{"index":0,"delta":{"content":"tru`;
+      return [...body.slice(0, mid), broken, ...body.slice(mid), ...tail, "[DONE]"].map(sseFrame);
+    }
+    case "no_done":
+      return [...body, ...tail].map(sseFrame);
+    case "empty_choices": {
+      const empty = { id: ctx.id, object: "chat.completion.chunk", created: ctx.created };
+      return [{ ...empty, model: ctx.model, choices: [] }, {
+        ...empty,
+        model: ctx.model,
+        choices: [],
+      }, "[DONE]"]
+        .map(sseFrame);
+    }
+    case "hang":
+      return [];
+    case "status":
+      throw new TypeError("status faults are answered before streaming");
+    default: {
+      const unreachable: never = fault;
+      throw new TypeError(`Unknown fault: ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** A body that sends `frames` with `chunkDelayMs` between them; `hang` keeps it open until abort. */
+function paced(
+  frames: string[],
+  pace: Pacing & { chunkDelayMs: number; hang: boolean },
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let next = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      if (next > 0 && next < frames.length && pace.chunkDelayMs > 0) {
+        await sleep(pace.chunkDelayMs, pace.signal);
+      }
+      if (next >= frames.length && pace.hang) await sleep(Infinity, pace.signal);
+      if (pace.signal.aborted || next >= frames.length) return controller.close();
+      controller.enqueue(encoder.encode(frames[next++]));
+    },
+    cancel() {
+      pace.ended.abort();
+    },
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function json(status: number, value: unknown): Response {
+  return new Response(JSON.stringify(value), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+function errorJson(status: number, message: string): Response {
+  return json(status, { error: { message, type: "fake_server_error", code: null } });
+}

@@ -1,0 +1,69 @@
+/**
+ * An in-process {@linkcode ToolBroker} for unit tests of the loop: no child, no sandbox. Each
+ * call is answered by a handler you give; every invocation is recorded with its timing, so tests
+ * can check order and concurrency.
+ *
+ * @module
+ */
+import type { ToolBroker, ToolInvocation, ToolResult } from "../broker/tool_broker.ts";
+
+/** Answers one call. May be slow; should honour `signal`. */
+export type FakeToolHandler = (invocation: ToolInvocation, signal?: AbortSignal) => ToolResult | Promise<ToolResult>;
+
+/** One recorded call. Times are `performance.now()` ms. */
+export interface FakeBrokerCall {
+  invocation: ToolInvocation;
+  startedAt: number;
+  endedAt?: number;
+  result?: ToolResult;
+}
+
+/**
+ * A scripted broker.
+ *
+ * @example
+ * ```ts
+ * import { FakeBroker } from "./fake_broker.ts";
+ * const broker = new FakeBroker(({ name }) => ({ ok: true, output: `ran ${name}` }));
+ * const result = await broker.run({ id: "c1", name: "glob", args: { pattern: "*" } });
+ * if (!result.ok || broker.calls.length !== 1) throw new Error("not recorded");
+ * ```
+ */
+export class FakeBroker implements ToolBroker {
+  /** Every call, in start order. */
+  readonly calls: FakeBrokerCall[] = [];
+  /** Most calls that were running at the same time. */
+  maxConcurrent = 0;
+  /** Whether {@linkcode FakeBroker.close} was called. */
+  closed = false;
+  readonly #handler: FakeToolHandler;
+  #running = 0;
+
+  /** @param handler answers each call */
+  constructor(handler: FakeToolHandler) {
+    this.#handler = handler;
+  }
+
+  /** Run one call through the handler; a throwing handler becomes a `failed` result. */
+  async run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult> {
+    const call: FakeBrokerCall = { invocation: structuredClone(invocation), startedAt: performance.now() };
+    this.calls.push(call);
+    this.#running += 1;
+    this.maxConcurrent = Math.max(this.maxConcurrent, this.#running);
+    try {
+      call.result = await this.#handler(invocation, signal);
+    } catch (error) {
+      call.result = { ok: false, error: { kind: "failed", message: String(error) } };
+    } finally {
+      this.#running -= 1;
+      call.endedAt = performance.now();
+    }
+    return call.result;
+  }
+
+  /** Mark the broker closed. */
+  close(): Promise<void> {
+    this.closed = true;
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions wire format from a
+ * script, chunked the way providers chunk, with injectable faults. For e2e tests of odek against
+ * something that behaves like a provider, never for production.
+ *
+ * @module
+ */
+import { createFakeHandler } from "./_fake_server_handler.ts";
+
+/**
+ * A fault the fake server (or {@linkcode ScriptedModel}) injects instead of a normal turn.
+ *
+ * - `status`: answer HTTP `status` with `body` (default: an OpenAI-style error JSON) and an
+ *   optional `Retry-After` header.
+ * - `cut`: stream `afterChunks` chunks, then end with no `finish_reason` and no `[DONE]`.
+ * - `malformed`: a `data:` line that is not JSON, mid-stream.
+ * - `no_done`: the `finish_reason` (and usage) arrive, then the stream ends without `[DONE]`.
+ * - `empty_choices`: a 200 whose chunks all have `choices: []` and no finish.
+ * - `hang`: headers are sent, then nothing until the client aborts or the server closes.
+ */
+export type Fault =
+  | { type: "status"; status: number; retryAfter?: string; body?: string }
+  | { type: "cut"; afterChunks: number }
+  | { type: "malformed" }
+  | { type: "no_done" }
+  | { type: "empty_choices" }
+  | { type: "hang" };
+
+/** One scripted tool call. */
+export interface ScriptedToolCall {
+  /** The call id. `undefined`: `call_<turn>_<index>`; `null`: the id is omitted from the stream. */
+  id?: string | null;
+  /** The tool name. */
+  name: string;
+  /** Raw argument text, or an object that is JSON-encoded. `""` streams no argument pieces. */
+  arguments: string | Record<string, unknown>;
+}
+
+/** One assistant turn the fake answers with. */
+export interface ScriptedTurn {
+  /** Assistant text, streamed in pieces of a few characters up to a word. */
+  text?: string;
+  /** DeepSeek-style `reasoning_content`, streamed before the text. */
+  reasoning?: string;
+  /** Tool calls; with several, their argument pieces are interleaved. */
+  toolCalls?: ScriptedToolCall[];
+  /** @default "tool_calls" when there are tool calls, else "stop" */
+  finishReason?: string;
+  /** Reported usage. @default an estimate of ~4 characters per token */
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Milliseconds to wait before the response starts. @default 0 */
+  delayMs?: number;
+  /** Milliseconds between streamed chunks. @default 0 */
+  chunkDelayMs?: number;
+  /** Answer with this fault instead of a normal turn. */
+  fault?: Fault;
+}
+
+/** A chat-completions request the fake server received. */
+export interface RecordedRequest {
+  /** The parsed JSON body (the raw text when it was not JSON). */
+  // deno-lint-ignore no-explicit-any
+  body: any;
+  /** The `Authorization` header, or `null`. */
+  authorization: string | null;
+  /** When it arrived, in `performance.now()` milliseconds. */
+  receivedAt: number;
+}
+
+/** Options for {@linkcode startFakeOpenAIServer}. */
+export interface FakeOpenAIServerOptions {
+  /**
+   * The script: turn N answers the Nth chat-completions request. A function gets the request and
+   * its 0-based index. When a list runs out the server answers HTTP 500
+   * `fake server: no scripted turn N` (N 1-based).
+   */
+  turns:
+    | ScriptedTurn[]
+    | ((request: RecordedRequest, index: number) => ScriptedTurn | Promise<ScriptedTurn>);
+  /** Port on 127.0.0.1. @default 0 (any free port) */
+  port?: number;
+  /** Stop by itself after this many milliseconds without a request. @default 120_000 */
+  idleTimeoutMs?: number;
+}
+
+/** A running fake server. */
+export interface FakeOpenAIServer {
+  /** Base URL to give a client, `http://127.0.0.1:PORT/v1`. */
+  url: string;
+  /** Every chat-completions request received, in order. */
+  requests: RecordedRequest[];
+  /** Resolves once the server has stopped (closed, or idle for `idleTimeoutMs`). */
+  finished: Promise<void>;
+  /** Stops the server, ending open streams; idempotent. */
+  close(): Promise<void>;
+  /** Same as {@linkcode FakeOpenAIServer.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Starts a fake OpenAI-compatible server on 127.0.0.1: `POST /v1/chat/completions` (SSE when the
+ * body has `stream: true`, a plain JSON completion otherwise) and `GET /v1/models`.
+ *
+ * Streams look like a real provider's: a first chunk `delta: {role: "assistant", content: ""}`,
+ * text in small pieces, each tool call's first chunk with `index`, `id`, `type`, `function.name`
+ * and `arguments: ""`, then ~7-character argument fragments (interleaved across parallel calls), a
+ * chunk with an empty delta and the `finish_reason`, a usage chunk with `choices: []` (when the
+ * request asks with `stream_options.include_usage`), then `data: [DONE]`.
+ *
+ * @param options the script, port and idle timeout
+ * @returns the running server; close it (or `await using`) when done
+ * @throws {Deno.errors.AddrInUse} when `options.port` is taken
+ *
+ * @example Script a tool call and a faulty answer, then call it over HTTP
+ * ```ts
+ * import {
+ *   type FakeOpenAIServer,
+ *   type FakeOpenAIServerOptions,
+ *   type Fault,
+ *   type RecordedRequest,
+ *   type ScriptedToolCall,
+ *   type ScriptedTurn,
+ *   startFakeOpenAIServer,
+ * } from "./fake_openai_server.ts";
+ * const call: ScriptedToolCall = { name: "glob", arguments: { pattern: "*.ts" } };
+ * const fault: Fault = { type: "status", status: 503 };
+ * const turns: ScriptedTurn[] = [{ toolCalls: [call] }, { fault }];
+ * const options: FakeOpenAIServerOptions = { turns, idleTimeoutMs: 10_000 };
+ * await using server: FakeOpenAIServer = await startFakeOpenAIServer(options);
+ * const res = await fetch(`${server.url}/chat/completions`, {
+ *   method: "POST",
+ *   body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
+ * });
+ * const completion = await res.json();
+ * if (completion.choices[0].message.tool_calls[0].function.name !== "glob") throw new Error("bad");
+ * const first: RecordedRequest = server.requests[0];
+ * if (first.body.messages[0].content !== "hi") throw new Error("unexpected");
+ * ```
+ */
+export async function startFakeOpenAIServer(
+  options: FakeOpenAIServerOptions,
+): Promise<FakeOpenAIServer> {
+  const idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
+  const closing = new AbortController();
+  const requests: RecordedRequest[] = [];
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      clearTimeout(idleTimer);
+      closing.abort();
+      await server.shutdown();
+    })();
+    return closed;
+  };
+  const armIdleTimer = () => {
+    clearTimeout(idleTimer);
+    if (closing.signal.aborted) return;
+    idleTimer = setTimeout(() => void close(), idleTimeoutMs);
+    // The listener keeps the process alive while the server runs; the timer never does on its own.
+    idleTimer.unref();
+  };
+  const handler = createFakeHandler({
+    turns: options.turns,
+    requests,
+    closing: closing.signal,
+    onRequest: armIdleTimer,
+  });
+  const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: options.port ?? 0,
+    onListen: resolve,
+  }, handler);
+  const addr = await listening;
+  armIdleTimer();
+  return {
+    url: `http://127.0.0.1:${addr.port}/v1`,
+    requests,
+    finished: server.finished,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

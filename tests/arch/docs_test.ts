@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { OdekError } from "../../src/_util/odek_error.ts";
+import { HELP_TEXT } from "../../src/cli/help_text.ts";
+import { parseRunFlags } from "../../src/cli/parse_run_flags.ts";
+import { DEFAULT_CONFIG } from "../../src/config/odek_config.ts";
+import { resolveConfig } from "../../src/config/resolve_config.ts";
+import { ROOT } from "./_source_files.ts";
+
+const read = (path: string) => Deno.readTextFile(join(ROOT, path));
+
+async function docs(): Promise<string[]> {
+  const out = ["README.md"];
+  for await (const entry of Deno.readDir(join(ROOT, "docs"))) if (entry.name.endsWith(".md")) out.push(`docs/${entry.name}`);
+  return out.sort();
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(join(ROOT, path));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("every file, folder and link the docs name exists", async () => {
+  const missing: string[] = [];
+  for (const doc of await docs()) {
+    const text = await read(doc);
+    const base = doc.startsWith("docs/") ? "docs/" : "";
+    for (const m of text.matchAll(/\]\(([^)#\s]+)\)/g)) {
+      if (/^https?:/.test(m[1])) continue;
+      if (!(await exists(join(base, m[1])))) missing.push(`${doc}: link ${m[1]}`);
+    }
+    for (const m of text.matchAll(/`((?:src|tools|tests|docs|scripts|demo|bench|\.ci)\/[A-Za-z0-9_./-]*)`/g)) {
+      const path = m[1].replace(/\/$/, "");
+      if (path.includes("*") || path.includes("<")) continue;
+      if (!(await exists(path))) missing.push(`${doc}: ${m[1]}`);
+    }
+  }
+  assert.deepEqual(missing, []);
+});
+
+Deno.test("docs/cli.md and the run help list only flags odek run accepts", async () => {
+  const cli = await read("docs/cli.md");
+  const documented = new Set([...cli.matchAll(/\| `(--[a-z-]+)/g), ...HELP_TEXT.run.matchAll(/^\s+(?:-h, )?(--[a-z-]+)/gm)].map((m) => m[1]));
+  assert.ok(documented.size >= 9, `found only ${[...documented]}`);
+  for (const flag of documented) {
+    const needsValue = !["--json", "--help"].includes(flag);
+    try {
+      parseRunFlags(needsValue ? [flag, "1"] : [flag], "run");
+    } catch (error) {
+      assert.ok(!(error instanceof OdekError && /Unknown option/.test(error.message)), `${flag}: ${error}`);
+    }
+  }
+  assert.throws(() => parseRunFlags(["--no-such-flag"], "run"), /Unknown option/);
+});
+
+Deno.test("docs/configuration.md lists exactly the config keys, and its variables work", async () => {
+  const text = await read("docs/configuration.md");
+  const rows = [...text.matchAll(/^\| `([a-zA-Z.]+)` \| `([^`]+)` \| ([^|]*) \|/gm)];
+  const keys = rows.map((r) => r[1]).sort();
+  const actual = Object.entries(DEFAULT_CONFIG).flatMap(([k, v]) =>
+    typeof v === "object" ? Object.keys(v).map((sub) => `${k}.${sub}`) : [k]
+  ).sort();
+  assert.deepEqual(keys, actual);
+  for (const row of rows) {
+    const defaultValue = row[2];
+    const path = row[1].split(".");
+    const actualDefault = path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], DEFAULT_CONFIG);
+    assert.equal(String(actualDefault), defaultValue, `default of ${row[1]}`);
+    for (const variable of row[3].matchAll(/`(ODEK_[A-Z_]+)`/g)) {
+      const config = await resolveConfig({ configFile: "/nonexistent/c.jsonc", env: { [variable[1]]: sample(row[1]) } });
+      const value = path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], config);
+      assert.equal(String(value), sample(row[1]), `${variable[1]} does not set ${row[1]}`);
+    }
+  }
+});
+
+function sample(key: string): string {
+  if (key === "baseUrl") return "http://127.0.0.1:9/v1";
+  if (key === "sandbox") return "none";
+  if (key === "trustLevel") return "untrusted";
+  if (key === "model") return "m-1";
+  return key === "contextWindow" ? "4096" : "7";
+}

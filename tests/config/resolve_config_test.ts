@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { OdekError } from "../../src/_util/odek_error.ts";
+import { DEFAULT_CONFIG } from "../../src/config/odek_config.ts";
+import { resolveConfig } from "../../src/config/resolve_config.ts";
+
+async function withConfigFile(text: string, fn: (file: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = join(dir, "config.jsonc");
+    await Deno.writeTextFile(file, text);
+    await fn(file);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<OdekError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof OdekError, `expected OdekError, got ${error}`);
+    return error;
+  }
+  assert.fail("expected a rejection");
+}
+
+Deno.test("resolveConfig() returns the defaults when there is no file, env or flag", async () => {
+  const config = await resolveConfig({ configFile: "/nonexistent/odek/config.jsonc", env: {} });
+  assert.deepEqual(config, DEFAULT_CONFIG);
+});
+
+Deno.test("resolveConfig() layers file < env < flags", async () => {
+  await withConfigFile(
+    `{
+      // comments and trailing commas are JSONC
+      "model": "file-model",
+      "budgets": { "maxIterations": 10, "maxToolParallel": 2, },
+      "timeouts": { "shellSeconds": 60 },
+    }`,
+    async (file) => {
+      const config = await resolveConfig({
+        configFile: file,
+        env: { ODEK_MODEL: "env-model", ODEK_MAX_ITERATIONS: "20" },
+        flags: { budgets: { maxIterations: 30 } },
+      });
+      assert.equal(config.model, "env-model");
+      assert.equal(config.budgets.maxIterations, 30);
+      assert.equal(config.budgets.maxToolParallel, 2);
+      assert.equal(config.timeouts.shellSeconds, 60);
+      assert.equal(config.timeouts.requestSeconds, DEFAULT_CONFIG.timeouts.requestSeconds);
+    },
+  );
+});
+
+Deno.test("resolveConfig() takes ODEK_BASE_URL before OPENAI_BASE_URL", async () => {
+  const both = await resolveConfig({
+    configFile: "/nonexistent/c.jsonc",
+    env: { ODEK_BASE_URL: "http://127.0.0.1:1/v1", OPENAI_BASE_URL: "http://127.0.0.1:2/v1" },
+  });
+  assert.equal(both.baseUrl, "http://127.0.0.1:1/v1");
+  const openai = await resolveConfig({ configFile: "/nonexistent/c.jsonc", env: { OPENAI_BASE_URL: "http://127.0.0.1:2/v1" } });
+  assert.equal(openai.baseUrl, "http://127.0.0.1:2/v1");
+});
+
+Deno.test("resolveConfig() names the file, key path, value and expected shape of a bad value", async () => {
+  await withConfigFile(`{ "timeouts": { "shellSeconds": "soon" } }`, async (file) => {
+    const error = await rejection(resolveConfig({ configFile: file, env: {} }));
+    assert.equal(error.code, "CONFIG_INVALID");
+    assert.match(error.message, new RegExp(file.replaceAll("/", "\\/")));
+    assert.match(error.message, /"timeouts\.shellSeconds"/);
+    assert.match(error.message, /got "soon"/);
+    assert.match(error.message, /expected .*number/);
+  });
+});
+
+Deno.test("resolveConfig() refuses unknown keys with their path", async () => {
+  await withConfigFile(`{ "budgets": { "maxIteration": 3 } }`, async (file) => {
+    const error = await rejection(resolveConfig({ configFile: file, env: {} }));
+    assert.match(error.message, /unknown key budgets\.maxIteration/);
+  });
+});
+
+Deno.test("resolveConfig() reports JSONC syntax errors with line and column", async () => {
+  await withConfigFile(`{\n  "model": "x"\n  "sandbox": "none"\n}`, async (file) => {
+    const error = await rejection(resolveConfig({ configFile: file, env: {} }));
+    assert.match(error.message, /line 3, column 3/);
+  });
+});
+
+Deno.test("resolveConfig() names the environment variable of a bad value", async () => {
+  const error = await rejection(resolveConfig({ configFile: "/nonexistent/c.jsonc", env: { ODEK_MAX_ITERATIONS: "lots" } }));
+  assert.match(error.message, /environment variable ODEK_MAX_ITERATIONS/);
+  const sandbox = await rejection(resolveConfig({ configFile: "/nonexistent/c.jsonc", env: { ODEK_SANDBOX: "docker" } }));
+  assert.match(sandbox.message, /ODEK_SANDBOX at "sandbox": got "docker"/);
+});
+
+Deno.test("resolveConfig() names the flag of a bad value", async () => {
+  const error = await rejection(resolveConfig({ configFile: "/nonexistent/c.jsonc", env: {}, flags: { baseUrl: "not a url" } }));
+  assert.match(error.message, /flag --base-url/);
+});

@@ -1,0 +1,91 @@
+/**
+ * Runs odek as a real process (`deno run … main.ts`) for end-to-end tests, with a private
+ * `ODEK_HOME`, a private workspace and a cleared environment.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root. */
+export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
+/** The task's permission flags (as in deno.json's `odek` task). */
+export const ODEK_FLAGS = ["run", "--allow-read", "--allow-write", "--allow-env", "--allow-net", "--allow-run"];
+
+/** A private layout for one test: dispose it to delete everything. */
+export interface OdekFixture extends AsyncDisposable {
+  home: string;
+  odekHome: string;
+  workspace: string;
+  /** Base env: PATH, HOME, ODEK_HOME, NO_COLOR. */
+  env: Record<string, string>;
+  /** Run odek to the end. */
+  run(args: string[], options?: RunOptions): Promise<OdekResult>;
+  /** Start odek and return the child (stdout/stderr piped). */
+  spawn(args: string[], options?: RunOptions): Deno.ChildProcess;
+}
+
+/** Options of one odek invocation. */
+export interface RunOptions {
+  env?: Record<string, string>;
+  stdin?: string;
+  cwd?: string;
+  /** Another main.ts (a copy of the project). */
+  main?: string;
+}
+
+/** What an odek run printed and how it exited. */
+export interface OdekResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Make a fixture under /var/tmp (not /tmp, which every sandbox replaces). */
+export async function odekFixture(): Promise<OdekFixture> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ dir: "/var/tmp", prefix: "odek-e2e-" }));
+  const home = join(root, "home");
+  const odekHome = join(home, ".odek");
+  const workspace = join(root, "workspace");
+  await Deno.mkdir(odekHome, { recursive: true });
+  await Deno.mkdir(workspace);
+  const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home, ODEK_HOME: odekHome, NO_COLOR: "1" };
+  const command = (args: string[], options: RunOptions, stdin: "piped" | "null") =>
+    new Deno.Command(Deno.execPath(), {
+      args: [...ODEK_FLAGS, options.main ?? join(ROOT, "main.ts"), ...args],
+      env: { ...env, ...options.env },
+      clearEnv: true,
+      cwd: options.cwd ?? workspace,
+      stdin,
+      stdout: "piped",
+      stderr: "piped",
+    });
+  return {
+    home,
+    odekHome,
+    workspace,
+    env,
+    async run(args, options = {}) {
+      const child = command(args, options, options.stdin === undefined ? "null" : "piped").spawn();
+      if (options.stdin !== undefined) {
+        const writer = child.stdin.getWriter();
+        await writer.write(new TextEncoder().encode(options.stdin));
+        await writer.close();
+      }
+      const out = await child.output();
+      const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+      return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+    },
+    spawn(args, options = {}) {
+      return command(args, options, "null").spawn();
+    },
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(root, { recursive: true });
+    },
+  };
+}
+
+/** The tool messages of a recorded chat request, in order. */
+export function toolMessages(body: { messages: { role: string; tool_call_id?: string; content?: string }[] }) {
+  return body.messages.filter((m) => m.role === "tool") as { tool_call_id: string; content: string }[];
+}

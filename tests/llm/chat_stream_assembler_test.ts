@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { OdekError } from "../../src/_util/odek_error.ts";
+import { ChatStreamAssembler } from "../../src/llm/chat_stream_assembler.ts";
+import type { ModelDelta } from "../../src/llm/model.ts";
+
+function chunk(delta: unknown, finish: string | null = null, index = 0) {
+  return { choices: [{ index, delta, finish_reason: finish }] };
+}
+
+Deno.test("ChatStreamAssembler assembles interleaved calls by index and keeps arguments verbatim", () => {
+  const deltas: ModelDelta[] = [];
+  const assembler = new ChatStreamAssembler({ iteration: 7, onDelta: (d) => deltas.push(d) });
+  assembler.push(chunk({ role: "assistant", content: "" }));
+  assembler.push(
+    chunk({ tool_calls: [{ index: 1, id: "b", function: { name: "glob", arguments: "" } }] }),
+  );
+  assembler.push(
+    chunk({ tool_calls: [{ index: 0, function: { name: "shell", arguments: '{"comm' } }] }),
+  );
+  assembler.push(chunk({ tool_calls: [{ index: 1, function: { arguments: "not json" } }] }));
+  assembler.push(chunk({ tool_calls: [{ index: 0, function: { arguments: 'and":"ls"}' } }] }));
+  assembler.push(chunk({}, "tool_calls"));
+  const { message, finishReason, usage } = assembler.finish();
+  assert.equal(finishReason, "tool_calls");
+  assert.deepEqual(usage, { inputTokens: 0, outputTokens: 0 });
+  assert.deepEqual(message.tool_calls, [
+    {
+      id: "it7-call0",
+      type: "function",
+      function: { name: "shell", arguments: '{"command":"ls"}' },
+    },
+    { id: "b", type: "function", function: { name: "glob", arguments: "not json" } },
+  ]);
+  assert.deepEqual(deltas, [
+    { type: "tool_call", index: 1, name: "glob" },
+    { type: "tool_call", index: 0, name: "shell" },
+  ]);
+});
+
+Deno.test("ChatStreamAssembler separates calls that arrive without an index", () => {
+  const assembler = new ChatStreamAssembler({ iteration: 1 });
+  assembler.push(chunk({ tool_calls: [{ id: "x", function: { name: "glob", arguments: "{}" } }] }));
+  assembler.push(
+    chunk({ tool_calls: [{ id: "y", function: { name: "shell", arguments: '{"c":' } }] }),
+  );
+  assembler.push(chunk({ tool_calls: [{ function: { arguments: "1}" } }] }));
+  assembler.push(chunk({}, "tool_calls"));
+  const calls = assembler.finish().message.tool_calls ?? [];
+  assert.deepEqual(calls.map((c) => [c.id, c.function.name, c.function.arguments]), [
+    ["x", "glob", "{}"],
+    ["y", "shell", '{"c":1}'],
+  ]);
+});
+
+Deno.test("ChatStreamAssembler reads choice 0 only, and usage from any chunk", () => {
+  const assembler = new ChatStreamAssembler({ iteration: 1 });
+  assembler.push(chunk({ content: "mine" }));
+  assembler.push(chunk({ content: "other choice" }, null, 1));
+  assembler.push(chunk({ content: null, reasoning: "openrouter style" }, "length"));
+  assembler.push({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 3 } });
+  const res = assembler.finish();
+  assert.deepEqual(res.message, {
+    role: "assistant",
+    content: "mine",
+    reasoning_content: "openrouter style",
+  });
+  assert.equal(res.finishReason, "length");
+  assert.deepEqual(res.usage, { inputTokens: 12, outputTokens: 3 });
+});
+
+Deno.test("ChatStreamAssembler throws MODEL_PROTOCOL for a bad chunk or a missing finish", async (t) => {
+  await t.step("chunk with the wrong shape", () => {
+    const assembler = new ChatStreamAssembler({ iteration: 1, source: "the model at X" });
+    assert.throws(
+      () => assembler.push({ choices: [{ delta: { content: 42 } }] }),
+      (err: unknown) =>
+        err instanceof OdekError && err.code === "MODEL_PROTOCOL" &&
+        err.message.includes('"choices.0.delta.content"') && err.message.includes("the model at X"),
+    );
+  });
+  await t.step("no finish_reason", () => {
+    const assembler = new ChatStreamAssembler({ iteration: 1 });
+    assembler.push(chunk({ content: "partial" }));
+    assert.throws(
+      () => assembler.finish(),
+      (err: unknown) =>
+        err instanceof OdekError && err.code === "MODEL_PROTOCOL" &&
+        /after 1 chunks without a finish_reason/.test(err.message),
+    );
+  });
+});

@@ -1,0 +1,164 @@
+import assert from "node:assert/strict";
+import type { ChatMessage } from "../../src/_util/chat_message.ts";
+import { OdekError } from "../../src/_util/odek_error.ts";
+import { BUILTIN_TOOLS } from "../../src/broker/builtin_tools.ts";
+import { builtinToolSpecs } from "../../src/loop/builtin_tool_specs.ts";
+import type { ToolResult } from "../../src/broker/tool_broker.ts";
+import { runAgent, type RunAgentOptions } from "../../src/loop/run_agent.ts";
+import type { RunEvent } from "../../src/loop/run_event.ts";
+import { FakeBroker, type FakeToolHandler } from "../../src/testing/fake_broker.ts";
+import type { ScriptedTurn } from "../../src/testing/fake_openai_server.ts";
+import { ScriptedModel } from "../../src/testing/scripted_model.ts";
+
+const START: ChatMessage[] = [{ role: "system", content: "sys" }, { role: "user", content: "task" }];
+
+function harness(turns: ScriptedTurn[], handler: FakeToolHandler, extra: Partial<RunAgentOptions> = {}) {
+  const model = new ScriptedModel(turns);
+  const broker = new FakeBroker(handler);
+  const journal: ChatMessage[] = [];
+  const events: RunEvent[] = [];
+  const options: RunAgentOptions = {
+    model,
+    broker,
+    journal: { append: (m) => Promise.resolve(void journal.push(structuredClone(m))) },
+    messages: START,
+    tools: BUILTIN_TOOLS,
+    toolSpecs: builtinToolSpecs(),
+    runId: "0".repeat(32),
+    onEvent: (e) => events.push(e),
+    ...extra,
+  };
+  return { model, broker, journal, events, run: () => runAgent(options) };
+}
+
+const ok = (output: string): ToolResult => ({ ok: true, output });
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+Deno.test("runAgent() completes when the model answers without tool calls", async () => {
+  const h = harness([{ text: "all done" }], () => ok("unused"));
+  const outcome = await h.run();
+  assert.equal(outcome.type, "completed");
+  assert.equal(outcome.type === "completed" && outcome.text, "all done");
+  assert.deepEqual(h.journal, [{ role: "assistant", content: "all done" }]);
+  assert.equal(h.broker.calls.length, 0);
+  const text = h.events.filter((e) => e.type === "text_delta").map((e) => (e.data as { text: string }).text).join("");
+  assert.equal(text, "all done");
+});
+
+Deno.test("runAgent() runs parallel calls and appends results in call order with matching ids", async () => {
+  const turns: ScriptedTurn[] = [
+    {
+      toolCalls: [
+        { id: "r1", name: "read_file", arguments: { path: "a.txt" } },
+        { id: "r2", name: "read_file", arguments: { path: "b.txt" } },
+        { id: "r3", name: "read_file", arguments: { path: "c.txt" } },
+        { id: "s1", name: "shell", arguments: { command: "echo hi" } },
+      ],
+    },
+    { text: "read them" },
+  ];
+  // Later calls finish first, so completion order is the reverse of call order.
+  const h = harness(turns, async (inv) => {
+    await delay(inv.id === "r1" ? 60 : inv.id === "r2" ? 40 : inv.id === "r3" ? 20 : 5);
+    return ok(`out:${inv.id}`);
+  });
+  const outcome = await h.run();
+  assert.equal(outcome.type, "completed");
+  const second = h.model.requests[1].messages;
+  const toolMessages = second.filter((m) => m.role === "tool");
+  assert.deepEqual(toolMessages.map((m) => m.role === "tool" && m.tool_call_id), ["r1", "r2", "r3", "s1"]);
+  assert.deepEqual(toolMessages.map((m) => m.content), ["out:r1", "out:r2", "out:r3", "out:s1"]);
+  assert.equal(h.broker.maxConcurrent, 4);
+  // The journal has the assistant message before any result, and results as they completed.
+  assert.equal(h.journal[0].role, "assistant");
+  assert.deepEqual(h.journal.slice(1, 5).map((m) => m.role === "tool" && m.tool_call_id), ["s1", "r3", "r2", "r1"]);
+});
+
+Deno.test("runAgent() never runs more than maxToolParallel calls at once", async () => {
+  const calls = Array.from({ length: 6 }, (_, i) => ({ id: `c${i}`, name: "glob", arguments: { pattern: "*" } }));
+  const h = harness([{ toolCalls: calls }, { text: "ok" }], async () => {
+    await delay(10);
+    return ok("x");
+  }, { maxToolParallel: 2 });
+  await h.run();
+  assert.equal(h.broker.calls.length, 6);
+  assert.equal(h.broker.maxConcurrent, 2);
+});
+
+Deno.test("runAgent() turns invalid JSON, unknown tools and bad arguments into results without running them", async () => {
+  const h = harness([
+    {
+      toolCalls: [
+        { id: "bad-json", name: "shell", arguments: '{"command": "ls"' },
+        { id: "unknown", name: "rm_everything", arguments: {} },
+        { id: "bad-args", name: "read_file", arguments: { path: "a", limit: 99999 } },
+        { id: "fine", name: "glob", arguments: { pattern: "*.ts" } },
+      ],
+    },
+    { text: "noted" },
+  ], () => ok("ran"));
+  await h.run();
+  assert.deepEqual(h.broker.calls.map((c) => c.invocation.id), ["fine"]);
+  const results = Object.fromEntries(
+    h.model.requests[1].messages.filter((m) => m.role === "tool").map((m) => [m.role === "tool" && m.tool_call_id, m.content]),
+  );
+  assert.match(results["bad-json"], /^error \(invalid_arguments\): .*not valid JSON/);
+  assert.match(results["unknown"], /^error \(unknown_tool\): There is no tool named "rm_everything"/);
+  assert.match(results["bad-args"], /^error \(invalid_arguments\): Invalid arguments for read_file: limit/);
+  assert.equal(results["fine"], "ran");
+  const failed = h.events.filter((e) => e.type === "tool_call_failed").map((e) => e.tool);
+  assert.deepEqual(failed.sort(), ["read_file", "rm_everything", "shell"]);
+});
+
+Deno.test("runAgent() gives calls without an id the deterministic id it<iteration>-call<index>", async () => {
+  const h = harness([
+    { text: "first" , toolCalls: [{ id: "given", name: "glob", arguments: { pattern: "*" } }] },
+    { toolCalls: [{ id: null, name: "glob", arguments: { pattern: "a" } }, { id: null, name: "glob", arguments: { pattern: "b" } }] },
+    { text: "done" },
+  ], () => ok("x"));
+  await h.run();
+  assert.deepEqual(h.broker.calls.map((c) => c.invocation.id), ["given", "it2-call0", "it2-call1"]);
+});
+
+Deno.test("runAgent() stops at the iteration budget", async () => {
+  const loop: ScriptedTurn = { toolCalls: [{ name: "glob", arguments: { pattern: "*" } }] };
+  const h = harness([loop, loop, loop, loop], () => ok("x"), { maxIterations: 3 });
+  const outcome = await h.run();
+  assert.equal(outcome.type, "iteration_budget_exhausted");
+  assert.equal(outcome.stats.iterations, 3);
+  assert.equal(h.model.requests.length, 3);
+  assert.equal(outcome.stats.toolCalls, 3);
+});
+
+Deno.test("runAgent() returns interrupted and journals interrupted results when aborted mid-batch", async () => {
+  const controller = new AbortController();
+  const h = harness([{ toolCalls: [{ id: "slow", name: "shell", arguments: { command: "sleep 100" } }] }, { text: "never" }], (_inv, signal) =>
+    new Promise<ToolResult>((resolve) => {
+      signal?.addEventListener("abort", () => resolve({ ok: false, error: { kind: "interrupted", message: "killed" } }));
+      setTimeout(() => controller.abort(), 10);
+    }), { signal: controller.signal });
+  const outcome = await h.run();
+  assert.equal(outcome.type, "interrupted");
+  assert.equal(h.model.requests.length, 1);
+  const last = h.journal.at(-1)!;
+  assert.equal(last.role, "tool");
+  assert.match(last.content, /^error \(interrupted\): killed/);
+});
+
+Deno.test("runAgent() fails with the model's error and keeps what was journaled", async () => {
+  const h = harness([
+    { toolCalls: [{ id: "c1", name: "glob", arguments: { pattern: "*" } }] },
+    { fault: { type: "status", status: 401, body: '{"error":{"message":"bad key"}}' } },
+  ], () => ok("listing"));
+  const outcome = await h.run();
+  assert.equal(outcome.type, "failed");
+  assert.ok(outcome.type === "failed" && outcome.error instanceof OdekError);
+  assert.equal(outcome.type === "failed" && (outcome.error as OdekError).code, "MODEL_ERROR");
+  assert.deepEqual(h.journal.map((m) => m.role), ["assistant", "tool"]);
+});
+
+Deno.test("runAgent() isolates a throwing event sink", async () => {
+  const h = harness([{ text: "fine" }], () => ok("x"), { onEvent: () => { throw new Error("sink broke"); } });
+  const outcome = await h.run();
+  assert.equal(outcome.type, "completed");
+});

@@ -1,0 +1,87 @@
+/**
+ * The `glob` tool (odek-go §4.1): files under a workspace directory matching a glob pattern.
+ *
+ * @module
+ */
+import { join, relative } from "node:path";
+import picomatch from "picomatch";
+import { z } from "zod";
+import { ToolFailure } from "./_protocol.ts";
+import { resolveReadTarget } from "./_resolve_target.ts";
+
+/** Most matches one call returns. */
+export const MAX_GLOB_MATCHES = 1000;
+/** Directory names the walk never enters. */
+export const SKIPPED_DIRECTORIES: readonly string[] = [".git", "node_modules"];
+
+/** Arguments of `glob`: the pattern is matched against paths relative to `path`. */
+export const GlobArgsSchema = z.strictObject({
+  pattern: z.string().min(1),
+  path: z.string().min(1).default("."),
+});
+
+/**
+ * List the files (and symlinks, which are never followed) under `path` whose path relative to
+ * `path` matches `pattern` (picomatch syntax, dotfiles only when the pattern names them),
+ * sorted, as workspace-relative paths. `.git` and `node_modules` are skipped, symlinked
+ * directories are never entered, at most 1000 matches are listed with a note when more exist.
+ *
+ * @param workspace the realpathed workspace
+ * @param args `{ pattern, path? }` (validated here)
+ * @returns one path per line, or a line saying nothing matched
+ * @throws {ToolFailure} an absolute pattern or one with a `..` segment (`invalid_arguments`),
+ *   a path outside the workspace (`denied`) or not a directory (`failed`)
+ *
+ * @example List TypeScript files
+ * ```ts
+ * import { glob } from "./_glob.ts";
+ * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * try {
+ *   await Deno.mkdir(`${ws}/src`);
+ *   await Deno.writeTextFile(`${ws}/src/a.ts`, "");
+ *   await Deno.writeTextFile(`${ws}/src/b.md`, "");
+ *   if (await glob(ws, { pattern: "**\/*.ts" }) !== "src/a.ts") throw new Error("wrong matches");
+ * } finally {
+ *   await Deno.remove(ws, { recursive: true });
+ * }
+ * ```
+ */
+export async function glob(workspace: string, args: Record<string, unknown>): Promise<string> {
+  const { pattern, path } = GlobArgsSchema.parse(args);
+  if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `The pattern ${pattern} is absolute or climbs with "..": give a relative pattern and set path`,
+    );
+  }
+  const root = await Deno.realPath(workspace);
+  const base = await resolveReadTarget(root, path);
+  if (!(await Deno.stat(base)).isDirectory) {
+    throw new ToolFailure("failed", `${path} is not a directory: glob needs a directory to search`);
+  }
+  const isMatch: (candidate: string) => boolean = picomatch(pattern);
+  const matches: string[] = [];
+  const pending = [""];
+  for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = await Array.fromAsync(Deno.readDir(join(base, dir)));
+    } catch {
+      continue; // an unreadable directory is skipped, as it would be for the model anyway
+    }
+    for (const entry of entries) {
+      const rel = dir === "" ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isDirectory) {
+        if (!SKIPPED_DIRECTORIES.includes(entry.name)) pending.push(rel);
+      } else if (isMatch(rel)) {
+        matches.push(relative(root, join(base, rel)) || ".");
+      }
+    }
+  }
+  if (matches.length === 0) return `(no files under ${path} match ${pattern})`;
+  matches.sort();
+  const listed = matches.slice(0, MAX_GLOB_MATCHES).join("\n");
+  return matches.length > MAX_GLOB_MATCHES
+    ? `${listed}\n[showing ${MAX_GLOB_MATCHES} of ${matches.length} matches: narrow the pattern or the path]`
+    : listed;
+}

@@ -1,0 +1,166 @@
+/**
+ * Realpath containment for file tools: Deno's path permissions are string checks, so a symlink
+ * inside the workspace would reach outside it (design §2). Every target is realpathed and must
+ * land inside the realpathed workspace; a write target's parent too, with missing parents created
+ * only after the check (odek-go §4.1 confines `write_file` the same way).
+ *
+ * @module
+ */
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { ToolFailure } from "./_protocol.ts";
+
+/**
+ * The real path of an existing file or directory the model named, checked to be inside the
+ * workspace.
+ *
+ * @param workspace the workspace (absolute)
+ * @param path the path the model wrote, relative to the workspace or absolute inside it
+ * @returns the real path
+ * @throws {ToolFailure} `denied` when the path, or a symlink on its way, leads outside the
+ *   workspace; `failed` when it does not exist
+ *
+ * @example Resolve a file
+ * ```ts
+ * import { resolveReadTarget } from "./_resolve_target.ts";
+ * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * try {
+ *   await Deno.writeTextFile(`${ws}/a.txt`, "hi");
+ *   if (await resolveReadTarget(ws, "a.txt") !== `${ws}/a.txt`) throw new Error("wrong path");
+ * } finally {
+ *   await Deno.remove(ws, { recursive: true });
+ * }
+ * ```
+ */
+export async function resolveReadTarget(workspace: string, path: string): Promise<string> {
+  const root = await Deno.realPath(workspace);
+  return await realInside(root, lexicallyInside(root, path), path);
+}
+
+/**
+ * The real path a write to `path` must replace or create, checked to be inside the workspace.
+ * Missing parent directories are created after the check (and checked again).
+ *
+ * @param workspace the workspace (absolute)
+ * @param path the path the model wrote
+ * @returns the real path of the file to write (its parent exists)
+ * @throws {ToolFailure} `denied` when it leads outside the workspace; `failed` when it is a
+ *   directory or a parent is not a directory
+ *
+ * @example Resolve a new file in a new directory
+ * ```ts
+ * import { resolveWriteTarget } from "./_resolve_target.ts";
+ * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * try {
+ *   if (await resolveWriteTarget(ws, "new/dir/a.txt") !== `${ws}/new/dir/a.txt`) throw new Error("wrong");
+ *   if (!(await Deno.stat(`${ws}/new/dir`)).isDirectory) throw new Error("parent not created");
+ * } finally {
+ *   await Deno.remove(ws, { recursive: true });
+ * }
+ * ```
+ */
+export async function resolveWriteTarget(workspace: string, path: string): Promise<string> {
+  const root = await Deno.realPath(workspace);
+  const abs = lexicallyInside(root, path);
+  if (abs === root) throw new ToolFailure("failed", `${path} is the workspace directory itself`);
+  if (await lexists(abs)) {
+    const real = await realInside(root, abs, path);
+    if ((await Deno.stat(real)).isDirectory) {
+      throw new ToolFailure("failed", `${path} is a directory: name a file inside it`);
+    }
+    return real;
+  }
+  const missing = [basename(abs)];
+  let ancestor = dirname(abs);
+  while (!(await lexists(ancestor))) {
+    missing.unshift(basename(ancestor));
+    ancestor = dirname(ancestor);
+  }
+  const realAncestor = await realInside(root, ancestor, path);
+  if (!(await Deno.stat(realAncestor)).isDirectory) {
+    throw new ToolFailure("failed", `Cannot write ${path}: ${ancestor} is not a directory`);
+  }
+  const parent = join(realAncestor, ...missing.slice(0, -1));
+  if (missing.length > 1) await Deno.mkdir(parent, { recursive: true });
+  return join(await realInside(root, parent, path), missing[missing.length - 1]);
+}
+
+/**
+ * True when `child` is `parent` or lies inside it (lexically).
+ *
+ * @param parent an absolute path
+ * @param child an absolute path
+ * @returns whether `child` is within `parent`
+ *
+ * @example
+ * ```ts
+ * import { isWithin } from "./_resolve_target.ts";
+ * if (!isWithin("/a", "/a/b") || isWithin("/a", "/ab")) throw new Error("wrong");
+ * ```
+ */
+export function isWithin(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
+}
+
+function lexicallyInside(root: string, path: string): string {
+  const abs = resolve(root, path);
+  if (!isWithin(root, abs)) {
+    throw new ToolFailure(
+      "denied",
+      `${path} is outside the workspace ${root}: file tools only reach paths inside it`,
+    );
+  }
+  return abs;
+}
+
+async function realInside(root: string, abs: string, shown: string): Promise<string> {
+  let real: string | undefined;
+  try {
+    real = await Deno.realPath(abs);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  if (real !== undefined && isWithin(root, real)) return real;
+  const link = await escapingLink(root, abs);
+  if (link === undefined && real === undefined) {
+    throw new ToolFailure("failed", `${shown} does not exist in the workspace ${root}`);
+  }
+  const how = link === undefined
+    ? `resolves to ${real}`
+    : `${
+      link.path === resolve(root, shown) ? "is a symlink" : `goes through the symlink ${link.path}`
+    } pointing to ${link.target}`;
+  throw new ToolFailure(
+    "denied",
+    `${shown} ${how}, outside the workspace ${root}: symlinks may not lead out of the workspace`,
+  );
+}
+
+/** The first symlink on the way from `root` to `abs` whose target lies outside `root`. */
+async function escapingLink(root: string, abs: string) {
+  let current = root;
+  for (const part of relative(root, abs).split(sep).filter(Boolean)) {
+    current = join(current, part);
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(current);
+    } catch {
+      return undefined;
+    }
+    if (!info.isSymlink) continue;
+    const target = resolve(dirname(current), await Deno.readLink(current));
+    if (!isWithin(root, target)) return { path: current, target };
+    current = target;
+  }
+  return undefined;
+}
+
+async function lexists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}

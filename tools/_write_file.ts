@@ -1,0 +1,80 @@
+/**
+ * The `write_file` tool (odek-go §4.1): a whole file written atomically (temporary file in the
+ * same directory, fsync, rename), parents created, an existing file's mode kept, new files 0644.
+ *
+ * @module
+ */
+import { basename, dirname, join } from "node:path";
+import { z } from "zod";
+import { ToolFailure } from "./_protocol.ts";
+import { resolveWriteTarget } from "./_resolve_target.ts";
+
+/** Largest content accepted, in bytes (1 MiB). */
+export const MAX_WRITE_BYTES = 1024 * 1024;
+
+/** Arguments of `write_file`. */
+export const WriteFileArgsSchema = z.strictObject({ path: z.string().min(1), content: z.string() });
+
+/**
+ * Write `content` to `path` in the workspace, replacing the file atomically. A symlink inside the
+ * workspace is written through to its (in-workspace) target; one leading out is refused.
+ *
+ * @param workspace the realpathed workspace
+ * @param args `{ path, content }` (validated here)
+ * @returns a line saying what was written
+ * @throws {ToolFailure} outside the workspace (`denied`), a directory (`failed`), content over
+ *   1 MiB (`invalid_arguments`); Deno and OS denials propagate (the caller maps them to `denied`)
+ *
+ * @example Create a file
+ * ```ts
+ * import { writeFile } from "./_write_file.ts";
+ * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * try {
+ *   await writeFile(ws, { path: "notes/a.txt", content: "hi\n" });
+ *   if (await Deno.readTextFile(`${ws}/notes/a.txt`) !== "hi\n") throw new Error("not written");
+ * } finally {
+ *   await Deno.remove(ws, { recursive: true });
+ * }
+ * ```
+ */
+export async function writeFile(workspace: string, args: Record<string, unknown>): Promise<string> {
+  const { path, content } = WriteFileArgsSchema.parse(args);
+  const bytes = new TextEncoder().encode(content);
+  if (bytes.length > MAX_WRITE_BYTES) {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `content is ${bytes.length} bytes, more than the 1 MiB write_file accepts: write the file in parts`,
+    );
+  }
+  const target = await resolveWriteTarget(workspace, path);
+  let mode = 0o644;
+  let existed = false;
+  try {
+    mode = ((await Deno.stat(target)).mode ?? 0o644) & 0o7777;
+    existed = true;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  const temp = join(dirname(target), `.${basename(target)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  try {
+    const file = await Deno.open(temp, { write: true, createNew: true, mode });
+    try {
+      for (let written = 0; written < bytes.length;) {
+        written += await file.write(bytes.subarray(written));
+      }
+      await file.syncData();
+    } finally {
+      file.close();
+    }
+    await Deno.chmod(temp, mode);
+    await Deno.rename(temp, target);
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
+  const lines = content === "" ? 0 : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
+  const counted = `${bytes.length} byte${bytes.length === 1 ? "" : "s"}, ${lines} line${
+    lines === 1 ? "" : "s"
+  }`;
+  return `${existed ? "Replaced" : "Created"} ${path}: ${counted}`;
+}
