@@ -15,7 +15,7 @@ const task =
   "Write stats.js: a Node.js program that prints the mean and median of [3, 1, 4, 1, 5, 9, 2, 6]. Run it, check the numbers are right, fix any bug, run it again, and summarise.";
 
 console.error(`odek demo: workspace ${workspace}\nodek demo: ODEK_HOME ${odekHome}\n`);
-const env = { ...Deno.env.toObject(), ODEK_HOME: odekHome };
+const env: Record<string, string> = { ...Deno.env.toObject(), ODEK_HOME: odekHome };
 delete env.ODEK_API_KEY;
 delete env.OPENAI_API_KEY;
 const child = new Deno.Command(Deno.execPath(), {
@@ -33,6 +33,6 @@ const child = new Deno.Command(Deno.execPath(), {
 }).spawn();
 const status = await child.status;
 console.error(
-  `\nodek demo: the files are in ${workspace}\nodek demo: see the transcript with: ODEK_HOME=${odekHome} deno task odek sessions show $(ODEK_HOME=${odekHome} deno task -q odek sessions list | cut -d' ' -f1)`,
+  `\nodek demo: the files are in ${workspace}\nodek demo: read the whole transcript with: ODEK_HOME=${odekHome} npx -y deno@2.9.6 task odek sessions show`,
 );
 Deno.exit(status.code);

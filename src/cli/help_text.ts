@@ -46,7 +46,7 @@ Flags:
   sessions: `Usage: odek sessions <list|show|export|delete> [id]
 
   list                 sessions, newest first
-  show <id>            print the transcript
+  show [id]            print the transcript (default: the newest session)
   export <id>          print the session as JSON ({ meta, messages }) on stdout
   delete <id>          delete the session (refused while it runs)`,
 };

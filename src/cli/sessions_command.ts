@@ -51,7 +51,12 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
       return EXIT.ok;
     }
     case "show": {
-      const { meta, messages } = await store.read(needId());
+      const target = id ?? (await store.latest());
+      if (!target) {
+        io.stdout.write('No sessions yet. Start one with: odek run "<task>"\n');
+        return EXIT.ok;
+      }
+      const { meta, messages } = await store.read(target);
       io.stdout.write(`session ${meta.id} · created ${meta.createdAt} · model ${meta.model} · ${meta.baseUrl}\nworkspace ${meta.workspace}\n\n`);
       for (const message of messages) io.stdout.write(`${renderMessage(message)}\n\n`);
       return EXIT.ok;

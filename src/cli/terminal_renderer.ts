@@ -59,12 +59,17 @@ export class TerminalRenderer {
         break;
       }
       case "tool_call_completed":
-        this.#finish(event.data.call_id, `${this.#paint("32", "✓")} ${event.data.name} (${seconds(event.data.duration_ms)})`);
+        this.#finish(
+          event.data.call_id,
+          `${this.#paint("32", "✓")} ${event.data.name} (${seconds(event.data.duration_ms)})${this.#indent(event.data.preview)}`,
+        );
         break;
       case "tool_call_failed":
         this.#finish(
           event.data.call_id,
-          `${this.#paint("31", "✗")} ${event.data.name} ${event.data.error_class} (${seconds(event.data.duration_ms)}): ${firstLine(event.data.message)}`,
+          `${this.#paint("31", "✗")} ${event.data.name} ${event.data.error_class} (${seconds(event.data.duration_ms)})${
+            this.#indent(event.data.message.split("\n").slice(0, 12).join("\n"))
+          }`,
         );
         break;
       case "session_repaired":
@@ -86,6 +91,15 @@ export class TerminalRenderer {
     this.#running.delete(callId);
     this.#line(text);
     if (this.#running.size === 0) this.close();
+  }
+
+  /** Tool output under its status line, marked so it is not mistaken for odek's own text. */
+  #indent(text: string): string {
+    // Control characters (ESC included) are dropped so tool output cannot drive the terminal.
+    // deno-lint-ignore no-control-regex
+    const body = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "").replace(/\n+$/, "");
+    if (body === "") return "";
+    return `\n${body.split("\n").map((line) => this.#paint("2", `  │ ${line}`)).join("\n")}`;
   }
 
   #line(text: string): void {

@@ -30,12 +30,20 @@ export interface RunEventData {
     args_sha256: string;
     args_bytes: number;
   };
-  tool_call_completed: { call_id: string; name: string; duration_ms: number; result_bytes: number };
+  tool_call_completed: {
+    call_id: string;
+    name: string;
+    duration_ms: number;
+    result_bytes: number;
+    /** The start of the result (redacted): at most 12 lines and 1000 characters. */
+    preview: string;
+  };
   tool_call_failed: {
     call_id: string;
     name: string;
     duration_ms: number;
     error_class: string;
+    /** The error message (redacted), whole. */
     message: string;
   };
   /** Tool calls left without a result by a crash got a synthetic "interrupted" result on resume. */

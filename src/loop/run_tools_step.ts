@@ -85,6 +85,7 @@ async function runOne(context: RunContext, call: ToolCall, argsSha256: string): 
       name,
       duration_ms: duration,
       result_bytes: new TextEncoder().encode(result.output).length,
+      preview: preview(context.redact(result.output)),
     }, { tool: name });
   } else {
     context.emit("tool_call_failed", {
@@ -96,6 +97,14 @@ async function runOne(context: RunContext, call: ToolCall, argsSha256: string): 
     }, { tool: name });
   }
   return result;
+}
+
+/** At most 12 lines and 1000 characters of `text`, with a note when cut. */
+function preview(text: string): string {
+  const lines = text.split("\n");
+  let head = lines.slice(0, 12).join("\n");
+  if (head.length > 1000) head = head.slice(0, 1000);
+  return head.length < text.length ? `${head.trimEnd()}\n…` : text;
 }
 
 function parseOrRaw(text: string): unknown {

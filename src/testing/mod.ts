@@ -19,3 +19,4 @@ export {
   type ScriptedModelRequest,
   type ScriptedModelTurns,
 } from "./scripted_model.ts";
+export { FakeBroker, type FakeBrokerCall, type FakeToolHandler } from "./fake_broker.ts";

@@ -17,7 +17,7 @@ export interface OdekFixture extends AsyncDisposable {
   home: string;
   odekHome: string;
   workspace: string;
-  /** Base env: PATH, HOME, ODEK_HOME, NO_COLOR. */
+  /** Base env: PATH, HOME, ODEK_HOME, NO_COLOR, DENO_DIR. */
   env: Record<string, string>;
   /** Run odek to the end. */
   run(args: string[], options?: RunOptions): Promise<OdekResult>;
@@ -41,6 +41,12 @@ export interface OdekResult {
   stderr: string;
 }
 
+/** This process's deno cache, so the child odek finds its npm packages under a fake HOME. */
+function denoDir(): string {
+  const xdg = Deno.env.get("XDG_CACHE_HOME");
+  return Deno.env.get("DENO_DIR") ?? (xdg ? join(xdg, "deno") : join(Deno.env.get("HOME") ?? "/root", ".cache", "deno"));
+}
+
 /** Make a fixture under /var/tmp (not /tmp, which every sandbox replaces). */
 export async function odekFixture(): Promise<OdekFixture> {
   const root = await Deno.realPath(await Deno.makeTempDir({ dir: "/var/tmp", prefix: "odek-e2e-" }));
@@ -49,7 +55,7 @@ export async function odekFixture(): Promise<OdekFixture> {
   const workspace = join(root, "workspace");
   await Deno.mkdir(odekHome, { recursive: true });
   await Deno.mkdir(workspace);
-  const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home, ODEK_HOME: odekHome, NO_COLOR: "1" };
+  const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home, ODEK_HOME: odekHome, NO_COLOR: "1", DENO_DIR: denoDir() };
   const command = (args: string[], options: RunOptions, stdin: "piped" | "null") =>
     new Deno.Command(Deno.execPath(), {
       args: [...ODEK_FLAGS, options.main ?? join(ROOT, "main.ts"), ...args],
