@@ -7,21 +7,29 @@
 import { childDenoPath, PINNED_DENO_VERSION } from "./src/cli/child_deno_path.ts";
 import { ODEK_VERSION } from "./src/cli/version.ts";
 
+// Specifiers held in variables: Deno does not pre-load these modules, so --version stays fast.
+const CLI_MAIN = "./src/cli/main.ts";
+const CLI_IO = "./src/cli/cli_io.ts";
 const installDir = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
 
 if (import.meta.main) {
   const args = Deno.args;
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-    const deno = childDenoPath({ ODEK_DENO: Deno.env.get("ODEK_DENO"), PATH: Deno.env.get("PATH") }, Deno.execPath());
+    const deno = childDenoPath(
+      { ODEK_DENO: Deno.env.get("ODEK_DENO"), PATH: Deno.env.get("PATH") },
+      Deno.execPath(),
+    );
     const children = deno.path === null
       ? `none found: install deno ${PINNED_DENO_VERSION} or set ODEK_DENO`
       : `${deno.path} (${deno.source})`;
-    console.log(`odek ${ODEK_VERSION} (deno ${Deno.version.deno}, pinned ${PINNED_DENO_VERSION}; tool children run with ${children})`);
+    console.log(
+      `odek ${ODEK_VERSION} (deno ${Deno.version.deno}, pinned ${PINNED_DENO_VERSION}; tool children run with ${children})`,
+    );
     Deno.exit(0);
   }
   const [{ main }, { processCliIO }] = await Promise.all([
-    import("./src/cli/main.ts"),
-    import("./src/cli/cli_io.ts"),
+    import(CLI_MAIN),
+    import(CLI_IO),
   ]);
   Deno.exit(await main(args, processCliIO(installDir)));
 }

@@ -29,15 +29,23 @@ async function coldStart(): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < 11; i++) {
     const t0 = performance.now();
-    const out = await new Deno.Command(Deno.execPath(), { args: [...FLAGS, MAIN, "--version"], stdout: "null", stderr: "piped" }).output();
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [...FLAGS, MAIN, "--version"],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
     const ms = performance.now() - t0;
-    if (!out.success) throw new Error(`odek --version failed: ${new TextDecoder().decode(out.stderr)}`);
+    if (!out.success) {
+      throw new Error(`odek --version failed: ${new TextDecoder().decode(out.stderr)}`);
+    }
     if (i > 0) times.push(ms);
   }
   return times;
 }
 
-async function stepRun(sandbox: "bwrap" | "none"): Promise<{ firstRequestMs: number; gaps: number[]; exit: number }> {
+async function stepRun(
+  sandbox: "bwrap" | "none",
+): Promise<{ firstRequestMs: number; gaps: number[]; exit: number }> {
   const turns: ScriptedTurn[] = Array.from({ length: STEPS }, (_, i) => ({
     toolCalls: [{ id: `s${i}`, name: "shell", arguments: { command: `echo step ${i}` } }],
     usage: { prompt_tokens: 0, completion_tokens: 0 },
@@ -47,16 +55,37 @@ async function stepRun(sandbox: "bwrap" | "none"): Promise<{ firstRequestMs: num
   const home = await Deno.makeTempDir({ prefix: "odek-bench-home-" });
   const workspace = await Deno.makeTempDir({ prefix: "odek-bench-ws-" });
   try {
-    const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: Deno.env.get("HOME") ?? "/root", ODEK_HOME: home, ODEK_SANDBOX: sandbox, NO_COLOR: "1" };
+    const env = {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: Deno.env.get("HOME") ?? "/root",
+      ODEK_HOME: home,
+      ODEK_SANDBOX: sandbox,
+      NO_COLOR: "1",
+    };
     const t0 = performance.now();
     const out = await new Deno.Command(Deno.execPath(), {
-      args: [...FLAGS, MAIN, "run", "--base-url", server.url, "--workspace", workspace, "--max-iterations", String(STEPS + 5), "echo thirty times"],
+      args: [
+        ...FLAGS,
+        MAIN,
+        "run",
+        "--base-url",
+        server.url,
+        "--workspace",
+        workspace,
+        "--max-iterations",
+        String(STEPS + 5),
+        "echo thirty times",
+      ],
       env,
       clearEnv: true,
       stdout: "null",
       stderr: "piped",
     }).output();
-    if (!out.success) throw new Error(`bench run failed (${out.code}): ${new TextDecoder().decode(out.stderr).slice(-2000)}`);
+    if (!out.success) {
+      throw new Error(
+        `bench run failed (${out.code}): ${new TextDecoder().decode(out.stderr).slice(-2000)}`,
+      );
+    }
     const times = server.requests.map((r) => r.receivedAt);
     const gaps = times.slice(1).map((t, i) => t - times[i]);
     return { firstRequestMs: times[0] - t0, gaps, exit: out.code };
@@ -67,15 +96,26 @@ async function stepRun(sandbox: "bwrap" | "none"): Promise<{ firstRequestMs: num
 }
 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
-const verdict = (value: number, target: number) => (value <= target ? "meets" : "MISSES") + ` target ≤ ${target} ms`;
+const verdict = (value: number, target: number) =>
+  (value <= target ? "meets" : "MISSES") + ` target ≤ ${target} ms`;
 
 const cold = await coldStart();
-console.log(`cold start (odek --version, median of 10): ${fmt(median(cold))}  [min ${fmt(Math.min(...cold))}, max ${fmt(Math.max(...cold))}]  ${verdict(median(cold), 50)}`);
+console.log(
+  `cold start (odek --version, median of 10): ${fmt(median(cold))}  [min ${
+    fmt(Math.min(...cold))
+  }, max ${fmt(Math.max(...cold))}]  ${verdict(median(cold), 50)}`,
+);
 for (const sandbox of ["bwrap", "none"] as const) {
   if (sandbox === "bwrap") {
-    const probe = await new Deno.Command("bwrap", { args: ["--version"], stdout: "null", stderr: "null" }).output().catch(() => null);
+    const probe = await new Deno.Command("bwrap", {
+      args: ["--version"],
+      stdout: "null",
+      stderr: "null",
+    }).output().catch(() => null);
     if (!probe?.success) {
-      console.log("per step (sandbox bwrap): skipped: bwrap is not installed (apt-get install bubblewrap)");
+      console.log(
+        "per step (sandbox bwrap): skipped: bwrap is not installed (apt-get install bubblewrap)",
+      );
       continue;
     }
   }
@@ -83,6 +123,10 @@ for (const sandbox of ["bwrap", "none"] as const) {
   const perStep = median(run.gaps);
   console.log(`spawn → first model request (sandbox ${sandbox}): ${fmt(run.firstRequestMs)}`);
   console.log(
-    `per step, median gap between model requests over ${run.gaps.length} gaps (sandbox ${sandbox}): ${fmt(perStep)}  [min ${fmt(Math.min(...run.gaps))}, max ${fmt(Math.max(...run.gaps))}]${sandbox === "bwrap" ? `  ${verdict(perStep, 15)}` : ""}`,
+    `per step, median gap between model requests over ${run.gaps.length} gaps (sandbox ${sandbox}): ${
+      fmt(perStep)
+    }  [min ${fmt(Math.min(...run.gaps))}, max ${fmt(Math.max(...run.gaps))}]${
+      sandbox === "bwrap" ? `  ${verdict(perStep, 15)}` : ""
+    }`,
   );
 }

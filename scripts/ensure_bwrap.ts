@@ -27,7 +27,9 @@ if (await works("bwrap", ["--version"])) Deno.exit(0);
 
 const isRoot = Deno.uid() === 0;
 if (isRoot && (await works("apt-get", ["--version"]))) {
-  console.error(`odek: bwrap (bubblewrap) is missing; installing it as root with: apt-get update && ${INSTALL}`);
+  console.error(
+    `odek: bwrap (bubblewrap) is missing; installing it as root with: apt-get update && ${INSTALL}`,
+  );
   const ok = (await run("apt-get", ["update", "-qq"])) &&
     (await run("apt-get", ["install", "-y", "-qq", "bubblewrap"]));
   if (ok && (await works("bwrap", ["--version"]))) {
@@ -39,8 +41,12 @@ if (isRoot && (await works("apt-get", ["--version"]))) {
 
 const hint = isRoot ? INSTALL : `sudo ${INSTALL}`;
 if (mode === "demo") {
-  console.error(`odek: the demo runs its shell commands in a bubblewrap sandbox, and bwrap is not installed.\nInstall it with:\n  ${hint}\nthen run the demo again.`);
+  console.error(
+    `odek: the demo runs its shell commands in a bubblewrap sandbox, and bwrap is not installed.\nInstall it with:\n  ${hint}\nthen run the demo again.`,
+  );
   Deno.exit(1);
 }
-console.error(`odek: bwrap is not installed: the sandbox-dependent tests will be skipped (each prints why).\nInstall it with:\n  ${hint}`);
+console.error(
+  `odek: bwrap is not installed: the sandbox-dependent tests will be skipped (each prints why).\nInstall it with:\n  ${hint}`,
+);
 Deno.exit(0);

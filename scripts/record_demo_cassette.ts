@@ -10,7 +10,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startFakeOpenAIServer, type ScriptedTurn } from "../src/testing/fake_openai_server.ts";
+import { type ScriptedTurn, startFakeOpenAIServer } from "../src/testing/fake_openai_server.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const OUT = join(ROOT, "demo", "fix_the_bug.cassette.json");
@@ -32,31 +32,52 @@ else
   echo "median: \${nums[mid]}"
 fi
 `;
-const fixed = buggy.replace('nums=("$@")', 'mapfile -t nums < <(printf \'%s\\n\' "$@" | sort -n)');
+const fixed = buggy.replace('nums=("$@")', "mapfile -t nums < <(printf '%s\\n' \"$@\" | sort -n)");
 
 const turns: ScriptedTurn[] = [
   {
     text: "I'll write the script first.",
-    toolCalls: [{ id: "call_write_1", name: "write_file", arguments: { path: "stats.sh", content: buggy } }],
+    toolCalls: [{
+      id: "call_write_1",
+      name: "write_file",
+      arguments: { path: "stats.sh", content: buggy },
+    }],
   },
   {
     text: "Now let me run it on the given numbers.",
-    toolCalls: [{ id: "call_run_1", name: "shell", arguments: { command: "bash stats.sh 3 1 4 1 5 9 2 6" } }],
+    toolCalls: [{
+      id: "call_run_1",
+      name: "shell",
+      arguments: { command: "bash stats.sh 3 1 4 1 5 9 2 6" },
+    }],
   },
   {
     text:
       "The mean is right (31 / 8 = 3.875), but the median is not: sorted, the numbers are 1 1 2 3 4 5 6 9, so the median is (3 + 4) / 2 = 3.5, not 3. I'll check the sorted order and reread the script side by side.",
     toolCalls: [
-      { id: "call_sort", name: "shell", arguments: { command: "printf '%s\\n' 3 1 4 1 5 9 2 6 | sort -n | tr '\\n' ' '" } },
+      {
+        id: "call_sort",
+        name: "shell",
+        arguments: { command: "printf '%s\\n' 3 1 4 1 5 9 2 6 | sort -n | tr '\\n' ' '" },
+      },
       { id: "call_read", name: "read_file", arguments: { path: "stats.sh" } },
     ],
   },
   {
-    text: "Found it: line 4 keeps the numbers in the order given, so the median takes the middle of the unsorted list. I'll sort them numerically first.",
-    toolCalls: [{ id: "call_write_2", name: "write_file", arguments: { path: "stats.sh", content: fixed } }],
+    text:
+      "Found it: line 4 keeps the numbers in the order given, so the median takes the middle of the unsorted list. I'll sort them numerically first.",
+    toolCalls: [{
+      id: "call_write_2",
+      name: "write_file",
+      arguments: { path: "stats.sh", content: fixed },
+    }],
   },
   {
-    toolCalls: [{ id: "call_run_2", name: "shell", arguments: { command: "bash stats.sh 3 1 4 1 5 9 2 6 && bash stats.sh 7 3 5" } }],
+    toolCalls: [{
+      id: "call_run_2",
+      name: "shell",
+      arguments: { command: "bash stats.sh 3 1 4 1 5 9 2 6 && bash stats.sh 7 3 5" },
+    }],
   },
   {
     text:
@@ -65,13 +86,26 @@ const turns: ScriptedTurn[] = [
 ];
 
 /** Readable and diffable: one line per message and per streamed chunk. */
-function formatCassette(cassette: { schema: string; turns: { request: Record<string, unknown>; response: Record<string, unknown> }[] }): string {
+function formatCassette(
+  cassette: {
+    schema: string;
+    turns: { request: Record<string, unknown>; response: Record<string, unknown> }[];
+  },
+): string {
   const line = (value: unknown) => JSON.stringify(value);
   const turns = cassette.turns.map(({ request, response }) => {
     const { messages, ...rest } = request as { messages: unknown[] };
     const { chunks, ...status } = response as { chunks?: unknown[] };
-    const req = `{ ${Object.entries(rest).map(([k, v]) => `${line(k)}: ${line(v)}`).join(", ")},\n      "messages": [\n${(messages ?? []).map((m) => `        ${line(m)}`).join(",\n")}\n      ] }`;
-    const res = `{ ${Object.entries(status).map(([k, v]) => `${line(k)}: ${line(v)}`).join(", ")},\n      "chunks": [\n${(chunks ?? []).map((c) => `        ${line(c)}`).join(",\n")}\n      ] }`;
+    const req = `{ ${
+      Object.entries(rest).map(([k, v]) => `${line(k)}: ${line(v)}`).join(", ")
+    },\n      "messages": [\n${
+      (messages ?? []).map((m) => `        ${line(m)}`).join(",\n")
+    }\n      ] }`;
+    const res = `{ ${
+      Object.entries(status).map(([k, v]) => `${line(k)}: ${line(v)}`).join(", ")
+    },\n      "chunks": [\n${
+      (chunks ?? []).map((c) => `        ${line(c)}`).join(",\n")
+    }\n      ] }`;
     return `    {\n      "request": ${req},\n      "response": ${res}\n    }`;
   });
   return `{\n  "schema": ${line(cassette.schema)},\n  "turns": [\n${turns.join(",\n")}\n  ]\n}\n`;
@@ -84,13 +118,34 @@ if (import.meta.main) {
   const tmp = `${OUT}.tmp`;
   try {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-read", "--allow-write", "--allow-env", "--allow-net", "--allow-run", join(ROOT, "main.ts"), "run", "--base-url", server.url, "--model", "demo-model", "--workspace", workspace, "--record", tmp, DEMO_TASK],
+      args: [
+        "run",
+        "--allow-read",
+        "--allow-write",
+        "--allow-env",
+        "--allow-net",
+        "--allow-run",
+        join(ROOT, "main.ts"),
+        "run",
+        "--base-url",
+        server.url,
+        "--model",
+        "demo-model",
+        "--workspace",
+        workspace,
+        "--record",
+        tmp,
+        DEMO_TASK,
+      ],
       env: { ...Deno.env.toObject(), ODEK_HOME: home },
       stdout: "inherit",
       stderr: "inherit",
     }).output();
     if (!out.success) throw new Error(`the recording run failed with exit code ${out.code}`);
-    const text = (await Deno.readTextFile(tmp)).replaceAll(await Deno.realPath(workspace), "<workspace>").replaceAll(workspace, "<workspace>");
+    const text = (await Deno.readTextFile(tmp)).replaceAll(
+      await Deno.realPath(workspace),
+      "<workspace>",
+    ).replaceAll(workspace, "<workspace>");
     await Deno.writeTextFile(OUT, formatCassette(JSON.parse(text)));
     console.error(`wrote ${OUT}`);
   } finally {

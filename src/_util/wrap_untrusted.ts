@@ -26,9 +26,16 @@
  * ```
  */
 export function wrapUntrusted(body: string, source: string): string {
-  const nonce = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const nonce = Array.from(
+    crypto.getRandomValues(new Uint8Array(8)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
   const tag = `untrusted_content_${nonce}`;
-  const safeSource = source.replaceAll('"', "'").replaceAll("<", "\u2039").replaceAll(">", "\u203A").replace(/[\r\n]+/g, " ");
-  const safeBody = body.replace(/untrusted_content/gi, (m) => `${m.slice(0, 9)}\u02CD${m.slice(10)}`);
+  const safeSource = source.replaceAll('"', "'").replaceAll("<", "\u2039").replaceAll(">", "\u203A")
+    .replace(/[\r\n]+/g, " ");
+  const safeBody = body.replace(
+    /untrusted_content/gi,
+    (m) => `${m.slice(0, 9)}\u02CD${m.slice(10)}`,
+  );
   return `<${tag} source="${safeSource}">\n${safeBody}\n</${tag}>`;
 }

@@ -31,7 +31,10 @@ export interface ChildDeno {
  * if (d.path !== "/usr/local/bin/deno" || d.compiled) throw new Error(JSON.stringify(d));
  * ```
  */
-export function childDenoPath(env: Record<string, string | undefined>, execPath: string): ChildDeno {
+export function childDenoPath(
+  env: Record<string, string | undefined>,
+  execPath: string,
+): ChildDeno {
   const base = execPath.split("/").pop() ?? "";
   const compiled = !/^deno(\.exe)?$/.test(base);
   if (!compiled) return { path: execPath, source: "self", compiled };

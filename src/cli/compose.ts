@@ -54,7 +54,9 @@ export async function buildModel(
   const { config, apiKey, redact } = settings;
   let fetchImpl: typeof fetch | undefined;
   if (options.replay) fetchImpl = await replayFetch(resolve(options.callerDir, options.replay));
-  else if (options.record) fetchImpl = recordingFetch(resolve(options.callerDir, options.record), { redact });
+  else if (options.record) {
+    fetchImpl = recordingFetch(resolve(options.callerDir, options.record), { redact });
+  }
   if (!options.replay && !apiKey && !isLoopbackUrl(options.baseUrl)) {
     throw new OdekError(
       "MISSING_API_KEY",
@@ -72,8 +74,13 @@ export async function buildModel(
 
 /** Protected roots for a workspace: ODEK_HOME always; the install directory unless the operator
  * explicitly chose a workspace inside it (working on odek itself, design §4). */
-export function protectedRootsFor(paths: OdekPaths, workspace: string, explicit: boolean): string[] {
-  const overlapsInstall = isInside(workspace, paths.installDir) || isInside(paths.installDir, workspace);
+export function protectedRootsFor(
+  paths: OdekPaths,
+  workspace: string,
+  explicit: boolean,
+): string[] {
+  const overlapsInstall = isInside(workspace, paths.installDir) ||
+    isInside(paths.installDir, workspace);
   return explicit && overlapsInstall && !isInside(paths.odekHome, workspace)
     ? [paths.odekHome]
     : [paths.odekHome, paths.installDir];
@@ -91,7 +98,9 @@ export async function resolveWorkspace(
   callerDir: string,
 ): Promise<{ workspace: string; protectedRoots: string[] }> {
   const explicit = requested !== undefined;
-  const path = explicit ? (isAbsolute(requested) ? requested : resolve(callerDir, requested)) : callerDir;
+  const path = explicit
+    ? (isAbsolute(requested) ? requested : resolve(callerDir, requested))
+    : callerDir;
   const protectedRoots = protectedRootsFor(settings.paths, resolve(path), explicit);
   const workspace = await validateWorkspace(path, { protectedRoots });
   return { workspace, protectedRoots };
@@ -128,7 +137,10 @@ export async function buildBroker(
     trustLevel: settings.config.trustLevel,
     shellTimeoutMs: settings.config.timeouts.shellSeconds * 1000,
   });
-  return { broker, bwrapMissing: settings.config.sandbox === "bwrap" && context.bwrapPath === null };
+  return {
+    broker,
+    bwrapMissing: settings.config.sandbox === "bwrap" && context.bwrapPath === null,
+  };
 }
 
 function isLoopbackUrl(url: string): boolean {

@@ -5,7 +5,13 @@
  */
 import { OdekError } from "../_util/odek_error.ts";
 import type { CliIO } from "./cli_io.ts";
-import { buildBroker, buildModel, loadSettings, resolveWorkspace, type Settings } from "./compose.ts";
+import {
+  buildBroker,
+  buildModel,
+  loadSettings,
+  resolveWorkspace,
+  type Settings,
+} from "./compose.ts";
 import { executeRun } from "./execute_run.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
@@ -26,7 +32,10 @@ export async function continueCommand(args: string[], io: CliIO): Promise<number
     return EXIT.ok;
   }
   if (flags.positionals.length > 2) {
-    throw new OdekError("USAGE", 'Too many arguments: odek continue [session] ["message"]. Quote the message.');
+    throw new OdekError(
+      "USAGE",
+      'Too many arguments: odek continue [session] ["message"]. Quote the message.',
+    );
   }
   const settings = await loadSettings(io, flags.layer);
   const ids = new Set((await settings.store.list()).map((s) => s.id));
@@ -34,7 +43,10 @@ export async function continueCommand(args: string[], io: CliIO): Promise<number
   if (flags.positionals.length === 1 && !ids.has(id!)) [id, message] = [undefined, id];
   id ??= await settings.store.latest();
   if (!id) {
-    throw new OdekError("SESSION_NOT_FOUND", 'There is no session to continue: start one with odek run "<task>".');
+    throw new OdekError(
+      "SESSION_NOT_FOUND",
+      'There is no session to continue: start one with odek run "<task>".',
+    );
   }
   return continueSession(io, settings, flags, id, message);
 }
@@ -73,7 +85,9 @@ export async function continueSession(
       messages.push(user);
     }
     const last = messages.at(-1);
-    if (!last || (last.role === "assistant" && !last.tool_calls?.length) || last.role === "system") {
+    if (
+      !last || (last.role === "assistant" && !last.tool_calls?.length) || last.role === "system"
+    ) {
       throw new OdekError(
         "USAGE",
         `Session ${id} has nothing left to do (its last turn is a final answer): give it a message, e.g. odek continue ${id} "next step".`,

@@ -72,7 +72,9 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     resumed: options.resumed,
   }, scope));
   if (session.repairedToolCallIds.length > 0) {
-    emit(makeRunEvent("session_repaired", { tool_call_ids: [...session.repairedToolCallIds] }, scope));
+    emit(
+      makeRunEvent("session_repaired", { tool_call_ids: [...session.repairedToolCallIds] }, scope),
+    );
   }
   try {
     const outcome = await runAgent({
@@ -94,21 +96,42 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     const id = session.meta.id;
     switch (outcome.type) {
       case "completed":
-        emit(makeRunEvent("run_completed", { duration_ms: elapsed(outcome.stats), ...counts(outcome.stats) }, scope));
+        emit(
+          makeRunEvent("run_completed", {
+            duration_ms: elapsed(outcome.stats),
+            ...counts(outcome.stats),
+          }, scope),
+        );
         io.stderr.write(`odek: done · ${summary(outcome.stats)} · session ${id}\n`);
         return EXIT.ok;
       case "iteration_budget_exhausted":
-        return fail(options, scope, outcome.stats, new OdekError(
-          "BUDGET_EXCEEDED",
-          `Stopped after ${outcome.stats.iterations} model turns (--max-iterations ${options.maxIterations}) without a final answer. The session is saved: continue it with odek continue ${id} --max-iterations <n>.`,
-        ));
+        return fail(
+          options,
+          scope,
+          outcome.stats,
+          new OdekError(
+            "BUDGET_EXCEEDED",
+            `Stopped after ${outcome.stats.iterations} model turns (--max-iterations ${options.maxIterations}) without a final answer. The session is saved: continue it with odek continue ${id} --max-iterations <n>.`,
+          ),
+        );
       case "interrupted": {
-        const error = new OdekError("INTERRUPTED", `Interrupted by ${signalName ?? "a signal"}. The session is saved: resume it with odek continue ${id}.`);
+        const error = new OdekError(
+          "INTERRUPTED",
+          `Interrupted by ${
+            signalName ?? "a signal"
+          }. The session is saved: resume it with odek continue ${id}.`,
+        );
         fail(options, scope, outcome.stats, error);
         return signalName === "SIGTERM" ? EXIT.terminated : EXIT.interrupted;
       }
       case "failed":
-        return fail(options, scope, outcome.stats, outcome.error, `The session is saved: resume it with odek continue ${id}.`);
+        return fail(
+          options,
+          scope,
+          outcome.stats,
+          outcome.error,
+          `The session is saved: resume it with odek continue ${id}.`,
+        );
       default: {
         const unreachable: never = outcome;
         throw new TypeError(`Unknown outcome: ${JSON.stringify(unreachable)}`);
@@ -130,7 +153,14 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   ): number {
     const code = error instanceof OdekError ? error.code : "ERROR";
     const message = opts.redact(error.message);
-    emit(makeRunEvent("run_failed", { duration_ms: elapsed(stats), error_class: code, message, ...counts(stats) }, eventScope));
+    emit(
+      makeRunEvent("run_failed", {
+        duration_ms: elapsed(stats),
+        error_class: code,
+        message,
+        ...counts(stats),
+      }, eventScope),
+    );
     io.stderr.write(`odek: ${message}${hint ? ` ${hint}` : ""}\nodek: ${summary(stats)}\n`);
     return exitCodeFor(error);
   }

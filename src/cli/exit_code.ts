@@ -15,7 +15,14 @@
 import { OdekError } from "../_util/odek_error.ts";
 
 /** Exit codes odek uses. */
-export const EXIT = { ok: 0, error: 1, usage: 2, budget: 4, interrupted: 130, terminated: 143 } as const;
+export const EXIT = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  budget: 4,
+  interrupted: 130,
+  terminated: 143,
+} as const;
 
 /**
  * The exit code for an error that reached the CLI.

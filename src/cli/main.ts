@@ -51,7 +51,9 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   } catch (error) {
     const message = error instanceof OdekError
       ? error.message
-      : `Unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+      : `Unexpected error: ${
+        error instanceof Error ? (error.stack ?? error.message) : String(error)
+      }`;
     io.stderr.write(`odek: ${message}\n`);
     return exitCodeFor(error);
   }

@@ -59,7 +59,10 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
   }
   const v = parsed.values as Record<string, string | boolean | undefined>;
   if (v.record && v.replay) {
-    throw new OdekError("USAGE", `--record and --replay cannot be used together. Run "odek ${command} --help".`);
+    throw new OdekError(
+      "USAGE",
+      `--record and --replay cannot be used together. Run "odek ${command} --help".`,
+    );
   }
   const layer: ConfigLayer = {};
   if (typeof v.model === "string") layer.model = v.model;
@@ -67,7 +70,10 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
   if (typeof v["max-iterations"] === "string") {
     const raw = v["max-iterations"];
     if (!/^\d+$/.test(raw)) {
-      throw new OdekError("USAGE", `--max-iterations takes a whole number, got "${raw}". Run "odek ${command} --help".`);
+      throw new OdekError(
+        "USAGE",
+        `--max-iterations takes a whole number, got "${raw}". Run "odek ${command} --help".`,
+      );
     }
     layer.budgets = { maxIterations: Number(raw) };
   }

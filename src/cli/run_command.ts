@@ -33,7 +33,11 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     const { continueSession } = await import("./continue_command.ts");
     return continueSession(io, settings, flags, flags.session!, task);
   }
-  const { workspace, protectedRoots } = await resolveWorkspace(settings, flags.workspace, io.callerDir);
+  const { workspace, protectedRoots } = await resolveWorkspace(
+    settings,
+    flags.workspace,
+    io.callerDir,
+  );
   const model = await buildModel(settings, {
     model: config.model,
     baseUrl: config.baseUrl,
@@ -43,7 +47,9 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
   });
   const { broker, bwrapMissing } = await buildBroker(settings, workspace, protectedRoots, io);
   if (bwrapMissing) {
-    io.stderr.write('odek: bwrap is not installed, so the shell tool is disabled. Install it with: apt-get install bubblewrap\n');
+    io.stderr.write(
+      "odek: bwrap is not installed, so the shell tool is disabled. Install it with: apt-get install bubblewrap\n",
+    );
   }
   const session = await store.create({
     ...(flags.session ? { id: flags.session } : {}),
@@ -84,7 +90,10 @@ async function readTask(positionals: string[], io: CliIO): Promise<string> {
   if (task === "-" || (task === "" && !io.stdinIsTerminal)) task = await io.readStdin();
   task = task.trim();
   if (task === "") {
-    throw new OdekError("USAGE", 'No task given: odek run "<task>" (or pipe it on stdin). Run "odek run --help".');
+    throw new OdekError(
+      "USAGE",
+      'No task given: odek run "<task>" (or pipe it on stdin). Run "odek run --help".',
+    );
   }
   return task;
 }

@@ -20,7 +20,11 @@ import { HELP_TEXT } from "./help_text.ts";
 export async function sessionsCommand(args: string[], io: CliIO): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { help: { type: "boolean", short: "h" } }, allowPositionals: true });
+    parsed = parseArgs({
+      args,
+      options: { help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+    });
   } catch (error) {
     throw new OdekError("USAGE", `${(error as Error).message}. Run "odek sessions --help".`);
   }
@@ -29,10 +33,17 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
     io.stdout.write(`${HELP_TEXT.sessions}\n`);
     return parsed.values.help ? EXIT.ok : EXIT.usage;
   }
-  if (rest.length > 0) throw new OdekError("USAGE", `Unexpected argument "${rest[0]}". Run "odek sessions --help".`);
+  if (rest.length > 0) {
+    throw new OdekError("USAGE", `Unexpected argument "${rest[0]}". Run "odek sessions --help".`);
+  }
   const { store } = await loadSettings(io, {});
   const needId = () => {
-    if (!id) throw new OdekError("USAGE", `odek sessions ${action} needs a session id: see odek sessions list.`);
+    if (!id) {
+      throw new OdekError(
+        "USAGE",
+        `odek sessions ${action} needs a session id: see odek sessions list.`,
+      );
+    }
     return id;
   };
   switch (action) {
@@ -45,7 +56,11 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
       for (const s of sessions) {
         const state = s.problem ? `problem: ${s.problem}` : s.locked ? "running" : "";
         io.stdout.write(
-          `${s.id}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${String(s.messageCount).padStart(4)} msgs  ${String(s.toolCallCount).padStart(3)} tools  ${s.title}${state ? `  [${state}]` : ""}\n`,
+          `${s.id}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${
+            String(s.messageCount).padStart(4)
+          } msgs  ${String(s.toolCallCount).padStart(3)} tools  ${s.title}${
+            state ? `  [${state}]` : ""
+          }\n`,
         );
       }
       return EXIT.ok;
@@ -57,13 +72,17 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
         return EXIT.ok;
       }
       const { meta, messages } = await store.read(target);
-      io.stdout.write(`session ${meta.id} · created ${meta.createdAt} · model ${meta.model} · ${meta.baseUrl}\nworkspace ${meta.workspace}\n\n`);
+      io.stdout.write(
+        `session ${meta.id} · created ${meta.createdAt} · model ${meta.model} · ${meta.baseUrl}\nworkspace ${meta.workspace}\n\n`,
+      );
       for (const message of messages) io.stdout.write(`${renderMessage(message)}\n\n`);
       return EXIT.ok;
     }
     case "export": {
       const { meta, messages } = await store.read(needId());
-      io.stdout.write(`${JSON.stringify({ schema: "odek.session-export/v1", meta, messages }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ schema: "odek.session-export/v1", meta, messages }, null, 2)}\n`,
+      );
       return EXIT.ok;
     }
     case "delete":
@@ -71,7 +90,10 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
       io.stderr.write(`odek: deleted session ${id}\n`);
       return EXIT.ok;
     default:
-      throw new OdekError("USAGE", `Unknown sessions action "${action}": use list, show, export or delete.`);
+      throw new OdekError(
+        "USAGE",
+        `Unknown sessions action "${action}": use list, show, export or delete.`,
+      );
   }
 }
 
@@ -82,8 +104,12 @@ function renderMessage(message: ChatMessage): string {
     case "user":
       return `── user ──\n${message.content}`;
     case "assistant": {
-      const calls = (message.tool_calls ?? []).map((c) => `→ ${c.function.name} [${c.id}] ${c.function.arguments}`);
-      return [`── assistant ──`, message.content ?? "", ...calls].filter((l) => l !== "").join("\n");
+      const calls = (message.tool_calls ?? []).map((c) =>
+        `→ ${c.function.name} [${c.id}] ${c.function.arguments}`
+      );
+      return [`── assistant ──`, message.content ?? "", ...calls].filter((l) => l !== "").join(
+        "\n",
+      );
     }
     case "tool":
       return `── tool result [${message.tool_call_id}] ──\n${message.content}`;

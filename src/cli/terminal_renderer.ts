@@ -61,19 +61,25 @@ export class TerminalRenderer {
       case "tool_call_completed":
         this.#finish(
           event.data.call_id,
-          `${this.#paint("32", "✓")} ${event.data.name} (${seconds(event.data.duration_ms)})${this.#indent(event.data.preview)}`,
+          `${this.#paint("32", "✓")} ${event.data.name} (${seconds(event.data.duration_ms)})${
+            this.#indent(event.data.preview)
+          }`,
         );
         break;
       case "tool_call_failed":
         this.#finish(
           event.data.call_id,
-          `${this.#paint("31", "✗")} ${event.data.name} ${event.data.error_class} (${seconds(event.data.duration_ms)})${
-            this.#indent(event.data.message.split("\n").slice(0, 12).join("\n"))
-          }`,
+          `${this.#paint("31", "✗")} ${event.data.name} ${event.data.error_class} (${
+            seconds(event.data.duration_ms)
+          })${this.#indent(event.data.message.split("\n").slice(0, 12).join("\n"))}`,
         );
         break;
       case "session_repaired":
-        this.#line(`${this.#paint("33", "!")} ${event.data.tool_call_ids.length} tool call(s) were interrupted by the last stop and marked as such (not re-run)`);
+        this.#line(
+          `${
+            this.#paint("33", "!")
+          } ${event.data.tool_call_ids.length} tool call(s) were interrupted by the last stop and marked as such (not re-run)`,
+        );
         break;
       default:
         break;
@@ -114,7 +120,9 @@ export class TerminalRenderer {
       if (!oldest) return;
       const elapsed = seconds(performance.now() - oldest.started);
       const more = this.#running.size > 1 ? ` +${this.#running.size - 1}` : "";
-      this.#options.stderr.write(`\r\x1b[K${this.#paint("2", `… ${oldest.label.slice(0, 60)}${more} ${elapsed}`)}`);
+      this.#options.stderr.write(
+        `\r\x1b[K${this.#paint("2", `… ${oldest.label.slice(0, 60)}${more} ${elapsed}`)}`,
+      );
     }, 250);
   }
 

@@ -35,14 +35,25 @@ export interface OdekPaths {
  * if (paths.sessionsDir !== "/home/ada/.odek/sessions") throw new Error(paths.sessionsDir);
  * ```
  */
-export function resolveOdekPaths(env: Record<string, string | undefined>, installDir: string): OdekPaths {
+export function resolveOdekPaths(
+  env: Record<string, string | undefined>,
+  installDir: string,
+): OdekPaths {
   const home = env.HOME;
   if (!home) {
-    throw new OdekError("CONFIG_INVALID", "Cannot find the home directory: HOME is not set. Set HOME or ODEK_HOME.");
+    throw new OdekError(
+      "CONFIG_INVALID",
+      "Cannot find the home directory: HOME is not set. Set HOME or ODEK_HOME.",
+    );
   }
   const configured = env.ODEK_HOME;
   if (configured !== undefined && configured !== "" && !configured.startsWith("/")) {
-    throw new OdekError("CONFIG_INVALID", `ODEK_HOME must be an absolute path, got "${configured}". Set it to e.g. ${join(home, ".odek")}.`);
+    throw new OdekError(
+      "CONFIG_INVALID",
+      `ODEK_HOME must be an absolute path, got "${configured}". Set it to e.g. ${
+        join(home, ".odek")
+      }.`,
+    );
   }
   const odekHome = resolve(configured || join(home, ".odek"));
   return {

@@ -4,10 +4,15 @@
  *
  * @module
  */
-import { type ParseError, parse, printParseErrorCode } from "jsonc-parser";
+import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import type { z } from "zod";
 import { OdekError } from "../_util/odek_error.ts";
-import { type ConfigLayer, ConfigLayerSchema, DEFAULT_CONFIG, type OdekConfig } from "./odek_config.ts";
+import {
+  type ConfigLayer,
+  ConfigLayerSchema,
+  DEFAULT_CONFIG,
+  type OdekConfig,
+} from "./odek_config.ts";
 
 /** Largest config file read, in bytes (5 MiB, odek-go §2.1). */
 export const MAX_CONFIG_BYTES = 5 * 1024 * 1024;
@@ -24,7 +29,13 @@ const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_MAX_ITERATIONS", "budgets.maxIterations"],
   ["ODEK_MAX_TOOL_PARALLEL", "budgets.maxToolParallel"],
 ];
-const NUMERIC = new Set(["contextWindow", "timeouts.requestSeconds", "timeouts.shellSeconds", "budgets.maxIterations", "budgets.maxToolParallel"]);
+const NUMERIC = new Set([
+  "contextWindow",
+  "timeouts.requestSeconds",
+  "timeouts.shellSeconds",
+  "budgets.maxIterations",
+  "budgets.maxToolParallel",
+]);
 
 /** Inputs of {@linkcode resolveConfig}. */
 export interface ResolveConfigOptions {
@@ -66,20 +77,32 @@ async function readConfigFile(file: string): Promise<ConfigLayer> {
   try {
     const info = await Deno.stat(file);
     if (info.size > MAX_CONFIG_BYTES) {
-      throw new OdekError("CONFIG_INVALID", `Cannot read ${file}: it is ${info.size} bytes, more than the 5 MiB a config file may have. Shrink it.`);
+      throw new OdekError(
+        "CONFIG_INVALID",
+        `Cannot read ${file}: it is ${info.size} bytes, more than the 5 MiB a config file may have. Shrink it.`,
+      );
     }
     text = await Deno.readTextFile(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return {};
     if (error instanceof OdekError) throw error;
-    throw new OdekError("CONFIG_INVALID", `Cannot read ${file}: ${(error as Error).message}. Check its permissions.`, { cause: error });
+    throw new OdekError(
+      "CONFIG_INVALID",
+      `Cannot read ${file}: ${(error as Error).message}. Check its permissions.`,
+      { cause: error },
+    );
   }
   const errors: ParseError[] = [];
   const data = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) {
     const first = errors[0];
     const { line, column } = lineColumn(text, first.offset);
-    throw new OdekError("CONFIG_INVALID", `Cannot parse ${file} at line ${line}, column ${column}: ${printParseErrorCode(first.error)}. Fix the JSONC syntax there.`);
+    throw new OdekError(
+      "CONFIG_INVALID",
+      `Cannot parse ${file} at line ${line}, column ${column}: ${
+        printParseErrorCode(first.error)
+      }. Fix the JSONC syntax there.`,
+    );
   }
   if (data === undefined) return {};
   return validateLayer(data, () => file);
@@ -94,7 +117,10 @@ function envConfigLayer(env: Record<string, string>): ConfigLayer {
     if (raw === undefined || raw === "") continue;
     const value = NUMERIC.has(path) && /^-?\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : raw;
     setPath(layer, path, value);
-    sources.set(path, name === "ODEK_BASE_URL" && env.ODEK_BASE_URL === undefined ? "OPENAI_BASE_URL" : name);
+    sources.set(
+      path,
+      name === "ODEK_BASE_URL" && env.ODEK_BASE_URL === undefined ? "OPENAI_BASE_URL" : name,
+    );
   }
   return validateLayer(layer, (path) => `environment variable ${sources.get(path) ?? path}`);
 }
@@ -114,7 +140,9 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown, where: string): s
     return `Invalid configuration in ${where}: unknown key ${keys}. Remove it or check its spelling (see docs/configuration.md).`;
   }
   const value = JSON.stringify(getPath(data, issue.path.map(String)));
-  return `Invalid configuration in ${where} at "${path || "(root)"}": got ${value ?? "nothing"}, expected ${expected(issue)}. See docs/configuration.md.`;
+  return `Invalid configuration in ${where} at "${path || "(root)"}": got ${
+    value ?? "nothing"
+  }, expected ${expected(issue)}. See docs/configuration.md.`;
 }
 
 function expected(issue: z.core.$ZodIssue): string {
@@ -122,9 +150,13 @@ function expected(issue: z.core.$ZodIssue): string {
     case "invalid_type":
       return issue.expected === "int" ? "a whole number" : `a ${issue.expected}`;
     case "too_big":
-      return `a ${issue.origin === "string" ? "string of length" : "number"} at most ${issue.maximum}`;
+      return `a ${
+        issue.origin === "string" ? "string of length" : "number"
+      } at most ${issue.maximum}`;
     case "too_small":
-      return `a ${issue.origin === "string" ? "string of length" : "number"} at least ${issue.minimum}`;
+      return `a ${
+        issue.origin === "string" ? "string of length" : "number"
+      } at least ${issue.minimum}`;
     case "invalid_value":
       return `one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "invalid_format":
@@ -135,15 +167,24 @@ function expected(issue: z.core.$ZodIssue): string {
 }
 
 function flagName(path: string): string {
-  const map: Record<string, string> = { model: "--model", baseUrl: "--base-url", "budgets.maxIterations": "--max-iterations" };
+  const map: Record<string, string> = {
+    model: "--model",
+    baseUrl: "--base-url",
+    "budgets.maxIterations": "--max-iterations",
+  };
   return map[path] ?? path;
 }
 
-function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+function deepMerge(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+): Record<string, unknown> {
   for (const [key, value] of Object.entries(over)) {
     if (value === undefined) continue;
     const current = base[key];
-    base[key] = isPlainObject(value) && isPlainObject(current) ? deepMerge({ ...current }, value) : value;
+    base[key] = isPlainObject(value) && isPlainObject(current)
+      ? deepMerge({ ...current }, value)
+      : value;
   }
   return base;
 }

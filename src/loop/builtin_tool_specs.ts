@@ -19,7 +19,9 @@ import type { ToolSpec } from "../llm/model.ts";
  */
 export function builtinToolSpecs(): ToolSpec[] {
   return BUILTIN_TOOLS.map((tool) => {
-    const { $schema: _drop, ...parameters } = z.toJSONSchema(tool.schema, { io: "input" }) as Record<
+    const { $schema: _drop, ...parameters } = z.toJSONSchema(tool.schema, {
+      io: "input",
+    }) as Record<
       string,
       unknown
     >;

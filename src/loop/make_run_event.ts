@@ -51,5 +51,8 @@ export function makeRunEvent<T extends RunEventType>(
  * ```
  */
 export function newRunId(): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+  return Array.from(
+    crypto.getRandomValues(new Uint8Array(16)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
 }

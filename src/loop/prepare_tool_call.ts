@@ -41,7 +41,9 @@ export function prepareToolCall(
   } catch (error) {
     return refuse(
       "invalid_arguments",
-      `The arguments of this ${name} call are not valid JSON (${(error as Error).message}); the call was not run. Send the arguments as one JSON object.`,
+      `The arguments of this ${name} call are not valid JSON (${
+        (error as Error).message
+      }); the call was not run. Send the arguments as one JSON object.`,
     );
   }
   const result = tool.schema.safeParse(parsed);
@@ -49,11 +51,17 @@ export function prepareToolCall(
     const problems = result.error.issues
       .map((issue) => `${issue.path.map(String).join(".") || "(arguments)"}: ${issue.message}`)
       .join("; ");
-    return refuse("invalid_arguments", `Invalid arguments for ${name}: ${problems}. The call was not run.`);
+    return refuse(
+      "invalid_arguments",
+      `Invalid arguments for ${name}: ${problems}. The call was not run.`,
+    );
   }
   return { invocation: { id: call.id, name, args: result.data } };
 }
 
-function refuse(kind: "unknown_tool" | "invalid_arguments", message: string): { refusal: ToolResult } {
+function refuse(
+  kind: "unknown_tool" | "invalid_arguments",
+  message: string,
+): { refusal: ToolResult } {
   return { refusal: { ok: false, error: { kind, message } } };
 }

@@ -103,7 +103,9 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
       if (signal.aborted) return { type: "interrupted", stats };
       switch (step.type) {
         case "call_model":
-          step = stats.iterations >= maxIterations ? { type: "budget_exhausted" } : await callModelStep(context);
+          step = stats.iterations >= maxIterations
+            ? { type: "budget_exhausted" }
+            : await callModelStep(context);
           break;
         case "run_tools":
           await runToolsStep(context, step.message);
@@ -123,6 +125,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     if (signal.aborted || (error instanceof DOMException && error.name === "AbortError")) {
       return { type: "interrupted", stats };
     }
-    return { type: "failed", error: error instanceof Error ? error : new OdekError("MODEL_ERROR", String(error)), stats };
+    return {
+      type: "failed",
+      error: error instanceof Error ? error : new OdekError("MODEL_ERROR", String(error)),
+      stats,
+    };
   }
 }

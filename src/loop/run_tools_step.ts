@@ -57,7 +57,11 @@ export async function runToolsStep(context: RunContext, message: AssistantMessag
   });
 }
 
-async function runOne(context: RunContext, call: ToolCall, argsSha256: string): Promise<ToolResult> {
+async function runOne(
+  context: RunContext,
+  call: ToolCall,
+  argsSha256: string,
+): Promise<ToolResult> {
   const name = call.function.name;
   const argsText = context.redact(call.function.arguments || "{}");
   const argsBytes = new TextEncoder().encode(call.function.arguments).length;
@@ -74,7 +78,13 @@ async function runOne(context: RunContext, call: ToolCall, argsSha256: string): 
   if ("refusal" in prepared) {
     result = prepared.refusal;
   } else if (context.signal.aborted) {
-    result = { ok: false, error: { kind: "interrupted", message: "The run was interrupted before this call started; it did not run." } };
+    result = {
+      ok: false,
+      error: {
+        kind: "interrupted",
+        message: "The run was interrupted before this call started; it did not run.",
+      },
+    };
   } else {
     result = await context.broker.run(prepared.invocation, context.signal);
   }

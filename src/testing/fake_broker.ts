@@ -8,7 +8,10 @@
 import type { ToolBroker, ToolInvocation, ToolResult } from "../broker/tool_broker.ts";
 
 /** Answers one call. May be slow; should honour `signal`. */
-export type FakeToolHandler = (invocation: ToolInvocation, signal?: AbortSignal) => ToolResult | Promise<ToolResult>;
+export type FakeToolHandler = (
+  invocation: ToolInvocation,
+  signal?: AbortSignal,
+) => ToolResult | Promise<ToolResult>;
 
 /** One recorded call. Times are `performance.now()` ms. */
 export interface FakeBrokerCall {
@@ -46,7 +49,10 @@ export class FakeBroker implements ToolBroker {
 
   /** Run one call through the handler; a throwing handler becomes a `failed` result. */
   async run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult> {
-    const call: FakeBrokerCall = { invocation: structuredClone(invocation), startedAt: performance.now() };
+    const call: FakeBrokerCall = {
+      invocation: structuredClone(invocation),
+      startedAt: performance.now(),
+    };
     this.calls.push(call);
     this.#running += 1;
     this.maxConcurrent = Math.max(this.maxConcurrent, this.#running);

@@ -22,7 +22,8 @@ export async function sourceFiles(dir: string): Promise<string[]> {
 /** The module specifiers a file imports (static and dynamic, including `export … from`). */
 export function importsOf(text: string): string[] {
   const specs: string[] = [];
-  const pattern = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s+["']([^"']+)["']/g;
+  const pattern =
+    /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s+["']([^"']+)["']/g;
   for (const match of text.matchAll(pattern)) specs.push(match[1] ?? match[2] ?? match[3]);
   return specs;
 }

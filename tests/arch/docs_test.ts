@@ -11,7 +11,9 @@ const read = (path: string) => Deno.readTextFile(join(ROOT, path));
 
 async function docs(): Promise<string[]> {
   const out = ["README.md"];
-  for await (const entry of Deno.readDir(join(ROOT, "docs"))) if (entry.name.endsWith(".md")) out.push(`docs/${entry.name}`);
+  for await (const entry of Deno.readDir(join(ROOT, "docs"))) {
+    if (entry.name.endsWith(".md")) out.push(`docs/${entry.name}`);
+  }
   return out.sort();
 }
 
@@ -33,7 +35,11 @@ Deno.test("every file, folder and link the docs name exists", async () => {
       if (/^https?:/.test(m[1])) continue;
       if (!(await exists(join(base, m[1])))) missing.push(`${doc}: link ${m[1]}`);
     }
-    for (const m of text.matchAll(/`((?:src|tools|tests|docs|scripts|demo|bench|\.ci)\/[A-Za-z0-9_./-]*)`/g)) {
+    for (
+      const m of text.matchAll(
+        /`((?:src|tools|tests|docs|scripts|demo|bench|\.ci)\/[A-Za-z0-9_./-]*)`/g,
+      )
+    ) {
       const path = m[1].replace(/\/$/, "");
       if (path.includes("*") || path.includes("<")) continue;
       if (!(await exists(path))) missing.push(`${doc}: ${m[1]}`);
@@ -44,14 +50,20 @@ Deno.test("every file, folder and link the docs name exists", async () => {
 
 Deno.test("docs/cli.md and the run help list only flags odek run accepts", async () => {
   const cli = await read("docs/cli.md");
-  const documented = new Set([...cli.matchAll(/\| `(--[a-z-]+)/g), ...HELP_TEXT.run.matchAll(/^\s+(?:-h, )?(--[a-z-]+)/gm)].map((m) => m[1]));
+  const documented = new Set(
+    [...cli.matchAll(/\| `(--[a-z-]+)/g), ...HELP_TEXT.run.matchAll(/^\s+(?:-h, )?(--[a-z-]+)/gm)]
+      .map((m) => m[1]),
+  );
   assert.ok(documented.size >= 9, `found only ${[...documented]}`);
   for (const flag of documented) {
     const needsValue = !["--json", "--help"].includes(flag);
     try {
       parseRunFlags(needsValue ? [flag, "1"] : [flag], "run");
     } catch (error) {
-      assert.ok(!(error instanceof OdekError && /Unknown option/.test(error.message)), `${flag}: ${error}`);
+      assert.ok(
+        !(error instanceof OdekError && /Unknown option/.test(error.message)),
+        `${flag}: ${error}`,
+      );
     }
   }
   assert.throws(() => parseRunFlags(["--no-such-flag"], "run"), /Unknown option/);
@@ -68,11 +80,20 @@ Deno.test("docs/configuration.md lists exactly the config keys, and its variable
   for (const row of rows) {
     const defaultValue = row[2];
     const path = row[1].split(".");
-    const actualDefault = path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], DEFAULT_CONFIG);
+    const actualDefault = path.reduce<unknown>(
+      (node, key) => (node as Record<string, unknown>)[key],
+      DEFAULT_CONFIG,
+    );
     assert.equal(String(actualDefault), defaultValue, `default of ${row[1]}`);
     for (const variable of row[3].matchAll(/`(ODEK_[A-Z_]+)`/g)) {
-      const config = await resolveConfig({ configFile: "/nonexistent/c.jsonc", env: { [variable[1]]: sample(row[1]) } });
-      const value = path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], config);
+      const config = await resolveConfig({
+        configFile: "/nonexistent/c.jsonc",
+        env: { [variable[1]]: sample(row[1]) },
+      });
+      const value = path.reduce<unknown>(
+        (node, key) => (node as Record<string, unknown>)[key],
+        config,
+      );
       assert.equal(String(value), sample(row[1]), `${variable[1]} does not set ${row[1]}`);
     }
   }

@@ -5,7 +5,17 @@ import { importsOf, ROOT, sourceFiles } from "./_source_files.ts";
 // design §7: _util → config → danger → broker, llm, session, approval → loop → mcp, serve → cli.
 // A folder imports only from layers to its left (and itself); testing/ may import anything left of cli.
 const RANK: Record<string, number> = {
-  _util: 0, config: 1, danger: 2, broker: 3, llm: 3, session: 3, approval: 3, loop: 4, mcp: 5, serve: 5, cli: 6,
+  _util: 0,
+  config: 1,
+  danger: 2,
+  broker: 3,
+  llm: 3,
+  session: 3,
+  approval: 3,
+  loop: 4,
+  mcp: 5,
+  serve: 5,
+  cli: 6,
 };
 
 function layerOf(path: string): string {
@@ -31,20 +41,28 @@ Deno.test("src/ folders import only from layers to their left", async () => {
         if (to === "cli") violations.push(`${file} imports ${target}`);
         continue;
       }
-      if (!(to in RANK) || !(from in RANK) || RANK[to] >= RANK[from]) violations.push(`${file} (${from}) imports ${target} (${to})`);
+      if (!(to in RANK) || !(from in RANK) || RANK[to] >= RANK[from]) {
+        violations.push(`${file} (${from}) imports ${target} (${to})`);
+      }
     }
   }
   assert.deepEqual(violations, []);
 });
 
 Deno.test("third-party SDKs are imported only from their adapter folder", async () => {
-  const owners: Record<string, string> = { openai: "src/llm/", hono: "src/serve/", "@modelcontextprotocol/sdk": "src/mcp/" };
+  const owners: Record<string, string> = {
+    openai: "src/llm/",
+    hono: "src/serve/",
+    "@modelcontextprotocol/sdk": "src/mcp/",
+  };
   const violations: string[] = [];
   for (const file of [...(await sourceFiles("src")), ...(await sourceFiles("tools"))]) {
     const text = await Deno.readTextFile(join(ROOT, file));
     for (const spec of importsOf(text)) {
       for (const [pkg, folder] of Object.entries(owners)) {
-        if ((spec === pkg || spec.startsWith(`${pkg}/`)) && !file.startsWith(folder)) violations.push(`${file} imports ${spec}`);
+        if ((spec === pkg || spec.startsWith(`${pkg}/`)) && !file.startsWith(folder)) {
+          violations.push(`${file} imports ${spec}`);
+        }
       }
     }
   }
@@ -64,7 +82,9 @@ Deno.test("only src/broker spawns processes", async () => {
 Deno.test("tools/ does not import from src/", async () => {
   for (const file of await sourceFiles("tools")) {
     const text = await Deno.readTextFile(join(ROOT, file));
-    for (const spec of importsOf(text)) assert.ok(!spec.includes("/src/") && !spec.startsWith("../"), `${file} imports ${spec}`);
+    for (const spec of importsOf(text)) {
+      assert.ok(!spec.includes("/src/") && !spec.startsWith("../"), `${file} imports ${spec}`);
+    }
   }
 });
 

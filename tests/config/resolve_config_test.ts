@@ -59,7 +59,10 @@ Deno.test("resolveConfig() takes ODEK_BASE_URL before OPENAI_BASE_URL", async ()
     env: { ODEK_BASE_URL: "http://127.0.0.1:1/v1", OPENAI_BASE_URL: "http://127.0.0.1:2/v1" },
   });
   assert.equal(both.baseUrl, "http://127.0.0.1:1/v1");
-  const openai = await resolveConfig({ configFile: "/nonexistent/c.jsonc", env: { OPENAI_BASE_URL: "http://127.0.0.1:2/v1" } });
+  const openai = await resolveConfig({
+    configFile: "/nonexistent/c.jsonc",
+    env: { OPENAI_BASE_URL: "http://127.0.0.1:2/v1" },
+  });
   assert.equal(openai.baseUrl, "http://127.0.0.1:2/v1");
 });
 
@@ -89,13 +92,19 @@ Deno.test("resolveConfig() reports JSONC syntax errors with line and column", as
 });
 
 Deno.test("resolveConfig() names the environment variable of a bad value", async () => {
-  const error = await rejection(resolveConfig({ configFile: "/nonexistent/c.jsonc", env: { ODEK_MAX_ITERATIONS: "lots" } }));
+  const error = await rejection(
+    resolveConfig({ configFile: "/nonexistent/c.jsonc", env: { ODEK_MAX_ITERATIONS: "lots" } }),
+  );
   assert.match(error.message, /environment variable ODEK_MAX_ITERATIONS/);
-  const sandbox = await rejection(resolveConfig({ configFile: "/nonexistent/c.jsonc", env: { ODEK_SANDBOX: "docker" } }));
+  const sandbox = await rejection(
+    resolveConfig({ configFile: "/nonexistent/c.jsonc", env: { ODEK_SANDBOX: "docker" } }),
+  );
   assert.match(sandbox.message, /ODEK_SANDBOX at "sandbox": got "docker"/);
 });
 
 Deno.test("resolveConfig() names the flag of a bad value", async () => {
-  const error = await rejection(resolveConfig({ configFile: "/nonexistent/c.jsonc", env: {}, flags: { baseUrl: "not a url" } }));
+  const error = await rejection(
+    resolveConfig({ configFile: "/nonexistent/c.jsonc", env: {}, flags: { baseUrl: "not a url" } }),
+  );
   assert.match(error.message, /flag --base-url/);
 });

@@ -10,7 +10,14 @@ import { fileURLToPath } from "node:url";
 /** The repository root. */
 export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
 /** The task's permission flags (as in deno.json's `odek` task). */
-export const ODEK_FLAGS = ["run", "--allow-read", "--allow-write", "--allow-env", "--allow-net", "--allow-run"];
+export const ODEK_FLAGS = [
+  "run",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-net",
+  "--allow-run",
+];
 
 /** A private layout for one test: dispose it to delete everything. */
 export interface OdekFixture extends AsyncDisposable {
@@ -44,18 +51,27 @@ export interface OdekResult {
 /** This process's deno cache, so the child odek finds its npm packages under a fake HOME. */
 function denoDir(): string {
   const xdg = Deno.env.get("XDG_CACHE_HOME");
-  return Deno.env.get("DENO_DIR") ?? (xdg ? join(xdg, "deno") : join(Deno.env.get("HOME") ?? "/root", ".cache", "deno"));
+  return Deno.env.get("DENO_DIR") ??
+    (xdg ? join(xdg, "deno") : join(Deno.env.get("HOME") ?? "/root", ".cache", "deno"));
 }
 
 /** Make a fixture under /var/tmp (not /tmp, which every sandbox replaces). */
 export async function odekFixture(): Promise<OdekFixture> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ dir: "/var/tmp", prefix: "odek-e2e-" }));
+  const root = await Deno.realPath(
+    await Deno.makeTempDir({ dir: "/var/tmp", prefix: "odek-e2e-" }),
+  );
   const home = join(root, "home");
   const odekHome = join(home, ".odek");
   const workspace = join(root, "workspace");
   await Deno.mkdir(odekHome, { recursive: true });
   await Deno.mkdir(workspace);
-  const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home, ODEK_HOME: odekHome, NO_COLOR: "1", DENO_DIR: denoDir() };
+  const env = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: home,
+    ODEK_HOME: odekHome,
+    NO_COLOR: "1",
+    DENO_DIR: denoDir(),
+  };
   const command = (args: string[], options: RunOptions, stdin: "piped" | "null") =>
     new Deno.Command(Deno.execPath(), {
       args: [...ODEK_FLAGS, options.main ?? join(ROOT, "main.ts"), ...args],
@@ -92,6 +108,11 @@ export async function odekFixture(): Promise<OdekFixture> {
 }
 
 /** The tool messages of a recorded chat request, in order. */
-export function toolMessages(body: { messages: { role: string; tool_call_id?: string; content?: string }[] }) {
-  return body.messages.filter((m) => m.role === "tool") as { tool_call_id: string; content: string }[];
+export function toolMessages(
+  body: { messages: { role: string; tool_call_id?: string; content?: string }[] },
+) {
+  return body.messages.filter((m) => m.role === "tool") as {
+    tool_call_id: string;
+    content: string;
+  }[];
 }

@@ -5,7 +5,14 @@ import { ROOT } from "./_odek.ts";
 
 sandboxTest("the README demo replays its cassette and shows real tool output", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-write", "--allow-env", "--allow-run", join(ROOT, "scripts", "demo.ts")],
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-run",
+      join(ROOT, "scripts", "demo.ts"),
+    ],
     env: { NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",
@@ -14,7 +21,10 @@ sandboxTest("the README demo replays its cassette and shows real tool output", a
   const stderr = new TextDecoder().decode(out.stderr);
   assert.equal(out.code, 0, stderr);
   // Real output of the sandboxed runs: the bug, then the fix.
-  assert.match(stderr, /✓ shell \(\d+ ms\)\n {2}│ exit code 0 · \d+ ms\n {2}│ stdout:\n {2}│ mean: 3\.875\n {2}│ median: 3\n/);
+  assert.match(
+    stderr,
+    /✓ shell \(\d+ ms\)\n {2}│ exit code 0 · \d+ ms\n {2}│ stdout:\n {2}│ mean: 3\.875\n {2}│ median: 3\n/,
+  );
   assert.match(stderr, /│ median: 3\.5\n {2}│ mean: 5\.000\n {2}│ median: 5\n/);
   assert.match(stderr, /odek: done · 6 steps · 6 tool calls/);
   assert.match(stdout, /Fix: the numbers are sorted numerically/);

@@ -6,47 +6,79 @@ import { odekFixture, ROOT, toolMessages } from "./_odek.ts";
 
 async function copyProject(to: string): Promise<void> {
   await Deno.mkdir(to, { recursive: true });
-  const parts = ["main.ts", "deno.json", "deno.lock", "src", "tools", "node_modules"].map((p) => join(ROOT, p));
+  const parts = ["main.ts", "deno.json", "deno.lock", "src", "tools", "node_modules"].map((p) =>
+    join(ROOT, p)
+  );
   const out = await new Deno.Command("cp", { args: ["-a", ...parts, to] }).output();
   assert.ok(out.success, new TextDecoder().decode(out.stderr));
 }
 
-sandboxTest("a copy of the project as install dir: relative paths land in the workspace, the install and ODEK_HOME stay untouched", async () => {
-  await using fx = await odekFixture();
-  const install = join(fx.home, "..", "install");
-  await copyProject(install);
-  await Deno.mkdir(join(install, "data"));
-  await Deno.writeTextFile(join(install, "data", "sentinel"), "keep me\n");
-  await Deno.writeTextFile(join(fx.odekHome, "config.jsonc"), '{ "model": "from-config" }\n');
-  await Deno.writeTextFile(join(fx.home, "secret.txt"), "home secret\n");
-  await using server = await startFakeOpenAIServer({
-    turns: [
-      { toolCalls: [{ id: "incident", name: "shell", arguments: { command: "mkdir -p data && echo x > data/f && cat data/f && rm -rf data" } }] },
-      {
-        toolCalls: [
-          { id: "home_cfg", name: "shell", arguments: { command: `cat ${join(fx.odekHome, "config.jsonc")}` } },
-          { id: "real_home", name: "shell", arguments: { command: `cat ${join(fx.home, "secret.txt")}` } },
-          { id: "install", name: "shell", arguments: { command: `ls ${join(install, "data")}` } },
-        ],
-      },
-      { text: "done" },
-    ],
-  });
-  // Run from inside the install directory, with a separate workspace.
-  const result = await fx.run(["run", "--base-url", server.url, "--workspace", fx.workspace, "replay the incident"], {
-    main: join(install, "main.ts"),
-    cwd: install,
-  });
-  assert.equal(result.code, 0, result.stderr);
-  const [incident] = toolMessages(server.requests[1].body);
-  assert.match(incident.content, /^exit code 0[\s\S]*stdout:\nx\n/);
-  const [cfg, home, installLs] = toolMessages(server.requests[2].body).slice(-3);
-  assert.match(cfg.content, /^error \(failed\): exit code [1-9][\s\S]*No such file or directory/);
-  assert.doesNotMatch(cfg.content, /from-config/);
-  assert.match(home.content, /^error \(failed\): exit code [1-9][\s\S]*No such file or directory/);
-  assert.doesNotMatch(home.content, /home secret/);
-  assert.match(installLs.content, /^error \(failed\)/);
-  assert.equal(await Deno.readTextFile(join(install, "data", "sentinel")), "keep me\n");
-  assert.equal(await Deno.readTextFile(join(fx.odekHome, "config.jsonc")), '{ "model": "from-config" }\n');
-  await assert.rejects(Deno.stat(join(fx.workspace, "data")), Deno.errors.NotFound);
-});
+sandboxTest(
+  "a copy of the project as install dir: relative paths land in the workspace, the install and ODEK_HOME stay untouched",
+  async () => {
+    await using fx = await odekFixture();
+    const install = join(fx.home, "..", "install");
+    await copyProject(install);
+    await Deno.mkdir(join(install, "data"));
+    await Deno.writeTextFile(join(install, "data", "sentinel"), "keep me\n");
+    await Deno.writeTextFile(join(fx.odekHome, "config.jsonc"), '{ "model": "from-config" }\n');
+    await Deno.writeTextFile(join(fx.home, "secret.txt"), "home secret\n");
+    await using server = await startFakeOpenAIServer({
+      turns: [
+        {
+          toolCalls: [{
+            id: "incident",
+            name: "shell",
+            arguments: { command: "mkdir -p data && echo x > data/f && cat data/f && rm -rf data" },
+          }],
+        },
+        {
+          toolCalls: [
+            {
+              id: "home_cfg",
+              name: "shell",
+              arguments: { command: `cat ${join(fx.odekHome, "config.jsonc")}` },
+            },
+            {
+              id: "real_home",
+              name: "shell",
+              arguments: { command: `cat ${join(fx.home, "secret.txt")}` },
+            },
+            { id: "install", name: "shell", arguments: { command: `ls ${join(install, "data")}` } },
+          ],
+        },
+        { text: "done" },
+      ],
+    });
+    // Run from inside the install directory, with a separate workspace.
+    const result = await fx.run([
+      "run",
+      "--base-url",
+      server.url,
+      "--workspace",
+      fx.workspace,
+      "replay the incident",
+    ], {
+      main: join(install, "main.ts"),
+      cwd: install,
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const [incident] = toolMessages(server.requests[1].body);
+    assert.match(incident.content, /^exit code 0[\s\S]*stdout:\nx\n/);
+    const [cfg, home, installLs] = toolMessages(server.requests[2].body).slice(-3);
+    assert.match(cfg.content, /^error \(failed\): exit code [1-9][\s\S]*No such file or directory/);
+    assert.doesNotMatch(cfg.content, /from-config/);
+    assert.match(
+      home.content,
+      /^error \(failed\): exit code [1-9][\s\S]*No such file or directory/,
+    );
+    assert.doesNotMatch(home.content, /home secret/);
+    assert.match(installLs.content, /^error \(failed\)/);
+    assert.equal(await Deno.readTextFile(join(install, "data", "sentinel")), "keep me\n");
+    assert.equal(
+      await Deno.readTextFile(join(fx.odekHome, "config.jsonc")),
+      '{ "model": "from-config" }\n',
+    );
+    await assert.rejects(Deno.stat(join(fx.workspace, "data")), Deno.errors.NotFound);
+  },
+);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { odekFixture } from "./_odek.ts";
 
-async function deadPort(): Promise<number> {
+function deadPort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
@@ -10,7 +10,7 @@ async function deadPort(): Promise<number> {
 
 Deno.test("odek run: a refused connection to the base URL fails fast with one line naming the URL, exit 1, session saved", async () => {
   await using fx = await odekFixture();
-  const url = `http://127.0.0.1:${await deadPort()}/v1`;
+  const url = `http://127.0.0.1:${deadPort()}/v1`;
   const started = performance.now();
   const result = await fx.run(["run", "--base-url", url, "hello"]);
   const elapsed = performance.now() - started;
@@ -31,7 +31,10 @@ Deno.test("odek run: no API key with a non-loopback base URL fails before any re
   await using fx = await odekFixture();
   const result = await fx.run(["run", "--base-url", "https://api.example.com/v1", "hello"]);
   assert.equal(result.code, 1);
-  assert.match(result.stderr, /^odek: No API key for https:\/\/api\.example\.com\/v1: set ODEK_API_KEY \(or OPENAI_API_KEY\)/);
+  assert.match(
+    result.stderr,
+    /^odek: No API key for https:\/\/api\.example\.com\/v1: set ODEK_API_KEY \(or OPENAI_API_KEY\)/,
+  );
   const list = await fx.run(["sessions", "list"]);
   assert.match(list.stdout, /No sessions yet/);
 });
@@ -39,8 +42,10 @@ Deno.test("odek run: no API key with a non-loopback base URL fails before any re
 Deno.test("odek run: the API key never reaches the transcript, the session file or stderr", async () => {
   await using fx = await odekFixture();
   const key = "sk-test-0123456789abcdefghijklmnop";
-  const url = `http://127.0.0.1:${await deadPort()}/v1`;
-  const result = await fx.run(["run", "--base-url", url, `my key is ${key}`], { env: { ODEK_API_KEY: key } });
+  const url = `http://127.0.0.1:${deadPort()}/v1`;
+  const result = await fx.run(["run", "--base-url", url, `my key is ${key}`], {
+    env: { ODEK_API_KEY: key },
+  });
   assert.equal(result.code, 1);
   assert.doesNotMatch(result.stderr, new RegExp(key));
   for await (const entry of Deno.readDir(`${fx.odekHome}/sessions`)) {

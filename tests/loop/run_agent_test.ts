@@ -10,9 +10,16 @@ import { FakeBroker, type FakeToolHandler } from "../../src/testing/fake_broker.
 import type { ScriptedTurn } from "../../src/testing/fake_openai_server.ts";
 import { ScriptedModel } from "../../src/testing/scripted_model.ts";
 
-const START: ChatMessage[] = [{ role: "system", content: "sys" }, { role: "user", content: "task" }];
+const START: ChatMessage[] = [{ role: "system", content: "sys" }, {
+  role: "user",
+  content: "task",
+}];
 
-function harness(turns: ScriptedTurn[], handler: FakeToolHandler, extra: Partial<RunAgentOptions> = {}) {
+function harness(
+  turns: ScriptedTurn[],
+  handler: FakeToolHandler,
+  extra: Partial<RunAgentOptions> = {},
+) {
   const model = new ScriptedModel(turns);
   const broker = new FakeBroker(handler);
   const journal: ChatMessage[] = [];
@@ -41,7 +48,9 @@ Deno.test("runAgent() completes when the model answers without tool calls", asyn
   assert.equal(outcome.type === "completed" && outcome.text, "all done");
   assert.deepEqual(h.journal, [{ role: "assistant", content: "all done" }]);
   assert.equal(h.broker.calls.length, 0);
-  const text = h.events.filter((e) => e.type === "text_delta").map((e) => (e.data as { text: string }).text).join("");
+  const text = h.events.filter((e) => e.type === "text_delta").map((e) =>
+    (e.data as { text: string }).text
+  ).join("");
   assert.equal(text, "all done");
 });
 
@@ -66,16 +75,29 @@ Deno.test("runAgent() runs parallel calls and appends results in call order with
   assert.equal(outcome.type, "completed");
   const second = h.model.requests[1].messages;
   const toolMessages = second.filter((m) => m.role === "tool");
-  assert.deepEqual(toolMessages.map((m) => m.role === "tool" && m.tool_call_id), ["r1", "r2", "r3", "s1"]);
+  assert.deepEqual(toolMessages.map((m) => m.role === "tool" && m.tool_call_id), [
+    "r1",
+    "r2",
+    "r3",
+    "s1",
+  ]);
   assert.deepEqual(toolMessages.map((m) => m.content), ["out:r1", "out:r2", "out:r3", "out:s1"]);
   assert.equal(h.broker.maxConcurrent, 4);
   // The journal has the assistant message before any result, and results as they completed.
   assert.equal(h.journal[0].role, "assistant");
-  assert.deepEqual(h.journal.slice(1, 5).map((m) => m.role === "tool" && m.tool_call_id), ["s1", "r3", "r2", "r1"]);
+  assert.deepEqual(h.journal.slice(1, 5).map((m) => m.role === "tool" && m.tool_call_id), [
+    "s1",
+    "r3",
+    "r2",
+    "r1",
+  ]);
 });
 
 Deno.test("runAgent() never runs more than maxToolParallel calls at once", async () => {
-  const calls = Array.from({ length: 6 }, (_, i) => ({ id: `c${i}`, name: "glob", arguments: { pattern: "*" } }));
+  const calls = Array.from(
+    { length: 6 },
+    (_, i) => ({ id: `c${i}`, name: "glob", arguments: { pattern: "*" } }),
+  );
   const h = harness([{ toolCalls: calls }, { text: "ok" }], async () => {
     await delay(10);
     return ok("x");
@@ -100,11 +122,19 @@ Deno.test("runAgent() turns invalid JSON, unknown tools and bad arguments into r
   await h.run();
   assert.deepEqual(h.broker.calls.map((c) => c.invocation.id), ["fine"]);
   const results = Object.fromEntries(
-    h.model.requests[1].messages.filter((m) => m.role === "tool").map((m) => [m.role === "tool" && m.tool_call_id, m.content]),
+    h.model.requests[1].messages.filter((m) => m.role === "tool").map((
+      m,
+    ) => [m.role === "tool" && m.tool_call_id, m.content]),
   );
   assert.match(results["bad-json"], /^error \(invalid_arguments\): .*not valid JSON/);
-  assert.match(results["unknown"], /^error \(unknown_tool\): There is no tool named "rm_everything"/);
-  assert.match(results["bad-args"], /^error \(invalid_arguments\): Invalid arguments for read_file: limit/);
+  assert.match(
+    results["unknown"],
+    /^error \(unknown_tool\): There is no tool named "rm_everything"/,
+  );
+  assert.match(
+    results["bad-args"],
+    /^error \(invalid_arguments\): Invalid arguments for read_file: limit/,
+  );
   assert.equal(results["fine"], "ran");
   const failed = h.events.filter((e) => e.type === "tool_call_failed").map((e) => e.tool);
   assert.deepEqual(failed.sort(), ["read_file", "rm_everything", "shell"]);
@@ -112,8 +142,14 @@ Deno.test("runAgent() turns invalid JSON, unknown tools and bad arguments into r
 
 Deno.test("runAgent() gives calls without an id the deterministic id it<iteration>-call<index>", async () => {
   const h = harness([
-    { text: "first" , toolCalls: [{ id: "given", name: "glob", arguments: { pattern: "*" } }] },
-    { toolCalls: [{ id: null, name: "glob", arguments: { pattern: "a" } }, { id: null, name: "glob", arguments: { pattern: "b" } }] },
+    { text: "first", toolCalls: [{ id: "given", name: "glob", arguments: { pattern: "*" } }] },
+    {
+      toolCalls: [{ id: null, name: "glob", arguments: { pattern: "a" } }, {
+        id: null,
+        name: "glob",
+        arguments: { pattern: "b" },
+      }],
+    },
     { text: "done" },
   ], () => ok("x"));
   await h.run();
@@ -132,10 +168,14 @@ Deno.test("runAgent() stops at the iteration budget", async () => {
 
 Deno.test("runAgent() returns interrupted and journals interrupted results when aborted mid-batch", async () => {
   const controller = new AbortController();
-  const h = harness([{ toolCalls: [{ id: "slow", name: "shell", arguments: { command: "sleep 100" } }] }, { text: "never" }], (_inv, signal) =>
+  const h = harness([{
+    toolCalls: [{ id: "slow", name: "shell", arguments: { command: "sleep 100" } }],
+  }, { text: "never" }], (_inv, signal) =>
     new Promise<ToolResult>((resolve) => {
-      signal?.addEventListener("abort", () => resolve({ ok: false, error: { kind: "interrupted", message: "killed" } }));
-      setTimeout(() => controller.abort(), 10);
+      signal?.addEventListener("abort", () =>
+        resolve({ ok: false, error: { kind: "interrupted", message: "killed" } }));
+      setTimeout(() =>
+        controller.abort(), 10);
     }), { signal: controller.signal });
   const outcome = await h.run();
   assert.equal(outcome.type, "interrupted");
@@ -158,7 +198,11 @@ Deno.test("runAgent() fails with the model's error and keeps what was journaled"
 });
 
 Deno.test("runAgent() isolates a throwing event sink", async () => {
-  const h = harness([{ text: "fine" }], () => ok("x"), { onEvent: () => { throw new Error("sink broke"); } });
+  const h = harness([{ text: "fine" }], () => ok("x"), {
+    onEvent: () => {
+      throw new Error("sink broke");
+    },
+  });
   const outcome = await h.run();
   assert.equal(outcome.type, "completed");
 });

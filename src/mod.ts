@@ -1,0 +1,55 @@
+/**
+ * odek as a library: the run loop, the model client, the sandboxed broker and the session store,
+ * to embed in your own scripts. Fakes for tests are under `@odek/odek/testing`.
+ *
+ * @example Run the loop with a scripted model and an in-process broker
+ * ```ts
+ * import { runAgent, initialMessages, BUILTIN_TOOLS, builtinToolSpecs, MemorySessionStore } from "./mod.ts";
+ * import { FakeBroker, ScriptedModel } from "./testing/mod.ts";
+ *
+ * const model = new ScriptedModel([
+ *   { toolCalls: [{ name: "glob", arguments: { pattern: "*.md" } }] },
+ *   { text: "There is one Markdown file." },
+ * ]);
+ * const broker = new FakeBroker(() => ({ ok: true, output: "README.md" }));
+ * const store = new MemorySessionStore();
+ * const session = await store.create({ workspace: "/w", model: "m", baseUrl: "http://127.0.0.1/v1", title: "count docs" });
+ * const messages = initialMessages({ task: "How many Markdown files are there?", workspace: "/w", sandbox: "bwrap" });
+ * for (const message of messages) await session.append(message);
+ * const outcome = await runAgent({
+ *   model, broker, journal: session, messages,
+ *   tools: BUILTIN_TOOLS, toolSpecs: builtinToolSpecs(), runId: "0".repeat(32),
+ * });
+ * await session.close();
+ * if (outcome.type !== "completed" || outcome.text !== "There is one Markdown file.") throw new Error(outcome.type);
+ * ```
+ *
+ * @module
+ */
+export { type ChatMessage, ChatMessageSchema, type ToolCall } from "./_util/chat_message.ts";
+export { OdekError, type OdekErrorCode } from "./_util/odek_error.ts";
+export { redactKnownValues, secretEnvValues } from "./_util/redact_known_values.ts";
+export { wrapUntrusted } from "./_util/wrap_untrusted.ts";
+export { DEFAULT_CONFIG, type OdekConfig } from "./config/odek_config.ts";
+export { type OdekPaths, resolveOdekPaths } from "./config/odek_paths.ts";
+export { resolveConfig, type ResolveConfigOptions } from "./config/resolve_config.ts";
+export { type TrustLevel, TrustLevelSchema } from "./config/trust_level.ts";
+export { validateWorkspace } from "./config/validate_workspace.ts";
+export type { RiskClass, Verdict, VerdictPart } from "./danger/verdict.ts";
+export { BUILTIN_TOOLS, type BuiltinTool } from "./broker/builtin_tools.ts";
+export { derivePermissions } from "./broker/derive_permissions.ts";
+export { type PermissionSet, permissionSetKey } from "./broker/permission_set.ts";
+export { SandboxBroker, type SandboxBrokerOptions } from "./broker/sandbox_broker.ts";
+export { sandboxContextFromEnvironment } from "./broker/sandbox_context.ts";
+export type { ToolBroker, ToolInvocation, ToolResult } from "./broker/tool_broker.ts";
+export type { Model, ModelDelta, ModelRequest, ModelResponse, ToolSpec } from "./llm/model.ts";
+export { OpenAIModel, type OpenAIModelOptions } from "./llm/openai_model.ts";
+export { recordingFetch } from "./llm/recording_fetch.ts";
+export { replayFetch } from "./llm/replay_fetch.ts";
+export { FileSessionStore } from "./session/file_session_store.ts";
+export { MemorySessionStore } from "./session/memory_session_store.ts";
+export type { OpenSession, SessionMeta, SessionStore, SessionSummary } from "./session/session_store.ts";
+export { builtinToolSpecs } from "./loop/builtin_tool_specs.ts";
+export { initialMessages } from "./loop/initial_messages.ts";
+export { runAgent, type RunAgentOptions, type RunOutcome } from "./loop/run_agent.ts";
+export type { RunEvent, RunEventData, RunEventType } from "./loop/run_event.ts";
