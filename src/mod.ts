@@ -48,7 +48,12 @@ export { recordingFetch } from "./llm/recording_fetch.ts";
 export { replayFetch } from "./llm/replay_fetch.ts";
 export { FileSessionStore } from "./session/file_session_store.ts";
 export { MemorySessionStore } from "./session/memory_session_store.ts";
-export type { OpenSession, SessionMeta, SessionStore, SessionSummary } from "./session/session_store.ts";
+export type {
+  OpenSession,
+  SessionMeta,
+  SessionStore,
+  SessionSummary,
+} from "./session/session_store.ts";
 export { builtinToolSpecs } from "./loop/builtin_tool_specs.ts";
 export { initialMessages } from "./loop/initial_messages.ts";
 export { runAgent, type RunAgentOptions, type RunOutcome } from "./loop/run_agent.ts";

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { OdekError } from "../_util/odek_error.ts";
+import { killSandbox } from "./_kill_sandbox.ts";
 import type { ToolResult } from "./tool_broker.ts";
 
 /** One response line of a tool child. */
@@ -39,6 +40,8 @@ export interface ToolChildSpawn {
 }
 
 const STDERR_TAIL_CHARS = 4096;
+/** How long kill() waits for a killed child's pipes to close before it stops reading them. */
+const KILL_GRACE_MS = 5_000;
 
 /**
  * A spawned tool child: requests multiplexed by id over stdio, every pending call failed as
@@ -53,6 +56,9 @@ export class ToolChild {
   #nextId = 1;
   #stderrTail = "";
   #exitReason: string | null = null;
+  #reaped = false;
+  /** Stops reading stdout and stderr when a killed child's pipes stay open (see kill()). */
+  #abandon = new AbortController();
   #done: Promise<void>;
 
   /**
@@ -89,7 +95,7 @@ export class ToolChild {
     this.#done = Promise.all([
       drained(this.#readResponses()),
       drained(this.#readStderr()),
-      this.#process.status,
+      this.#process.status.finally(() => this.#reaped = true),
     ])
       .then(([, , status]) => {
         const how = status.signal
@@ -136,17 +142,22 @@ export class ToolChild {
    */
   async kill(reason: string): Promise<void> {
     this.#exitReason ??= reason;
+    if (!this.#reaped) await killSandbox(this.pid);
+    // Everything holding the pipes is dead now; should anything still hold them, stop reading
+    // after a grace period so that kill() (and the pool's close()) always returns.
+    const grace = setTimeout(() => this.#abandon.abort(), KILL_GRACE_MS);
     try {
-      this.#process.kill("SIGKILL");
-    } catch {
-      // Already exited.
+      await this.#done;
+    } finally {
+      clearTimeout(grace);
     }
-    await this.#done;
   }
 
   async #readResponses(): Promise<void> {
     let carry = "";
-    for await (const text of this.#process.stdout.pipeThrough(new TextDecoderStream())) {
+    const signal = this.#abandon.signal;
+    const texts = this.#process.stdout.pipeThrough(new TextDecoderStream(), { signal });
+    for await (const text of texts) {
       const lines = (carry + text).split("\n");
       carry = lines.pop() ?? "";
       for (const line of lines) if (line.trim() !== "") this.#onResponse(line);
@@ -177,7 +188,9 @@ export class ToolChild {
   }
 
   async #readStderr(): Promise<void> {
-    for await (const text of this.#process.stderr.pipeThrough(new TextDecoderStream())) {
+    const signal = this.#abandon.signal;
+    const texts = this.#process.stderr.pipeThrough(new TextDecoderStream(), { signal });
+    for await (const text of texts) {
       this.#appendStderr(text);
     }
   }

@@ -28,7 +28,9 @@ export const MAX_FILE_CONTENT_BYTES = 1024 * 1024;
 /** Largest output kept per shell stream, in bytes (1 MiB). */
 export const MAX_SHELL_STREAM_BYTES = 1024 * 1024;
 
-const path = z.string().min(1).max(4096).describe("Path, relative to the workspace or absolute inside it");
+const path = z.string().min(1).max(4096).describe(
+  "Path, relative to the workspace or absolute inside it",
+);
 
 /** Every built-in tool, in the order the model sees them. */
 export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
@@ -50,9 +52,12 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
       "Write a whole file in the workspace atomically, creating parent directories. Existing files are replaced.",
     schema: z.strictObject({
       path,
-      content: z.string().refine((s) => new TextEncoder().encode(s).length <= MAX_FILE_CONTENT_BYTES, {
-        message: "content is larger than 1 MiB",
-      }),
+      content: z.string().refine(
+        (s) => new TextEncoder().encode(s).length <= MAX_FILE_CONTENT_BYTES,
+        {
+          message: "content is larger than 1 MiB",
+        },
+      ),
     }),
   },
   {

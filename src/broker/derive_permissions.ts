@@ -63,7 +63,8 @@ export function derivePermissions(
   const { workspace, protectedRoots } = context;
   const writePaths = new Set<string>();
   let network: NetworkPolicy = { type: "none" };
-  const refused = verdict.decision === "deny" || verdict.parts.some((p) => p.riskClass === "blocked");
+  const refused = verdict.decision === "deny" ||
+    verdict.parts.some((p) => p.riskClass === "blocked");
   if (trustLevel !== "untrusted" && !refused) {
     for (const part of verdict.parts) {
       const scope = partScope(part.riskClass);

@@ -149,6 +149,8 @@ export function renderSandbox(
 }
 
 function checked(path: string): string {
+  // Commas split Deno's flag lists and control characters have no place in a mount path.
+  // deno-lint-ignore no-control-regex
   if (!isAbsolute(path) || normalize(path) !== path || /[,\x00-\x1f]/.test(path)) {
     throw new RangeError(
       `Cannot render the sandbox path ${

@@ -10,6 +10,7 @@ import { BWRAP_INSTALL_COMMAND } from "./find_bwrap.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
 import type { ToolResult } from "./tool_broker.ts";
+import { killSandbox } from "./_kill_sandbox.ts";
 import { type CappedText, collectCapped, formatShellOutput } from "./_shell_output.ts";
 
 /** Options for {@linkcode runShell}. */
@@ -38,9 +39,10 @@ interface Started {
 
 /**
  * Run `bash -c <command>` with the workspace as cwd, in a fresh bwrap sandbox rendered from
- * `set`, spawned by the core (Deno flags give a program no confinement). bwrap runs with a new
- * pid namespace and `--die-with-parent`, so killing it on timeout or abort kills every process
- * the command started, backgrounded ones included; the same happens when the command ends. With
+ * `set`, spawned by the core (Deno flags give a program no confinement). The sandbox has its own
+ * pid namespace: on timeout or abort its pid 1 and bwrap are killed (see `killSandbox`), which
+ * kills every process the command started, backgrounded ones included; the same happens when
+ * the command ends (bwrap's pid 1 exits with it). With
  * `mode: "none"` bash runs unconfined (same env and cwd) in its own process group, which is
  * killed the same way (odek-go §4.1 kills the whole group too).
  *
@@ -142,16 +144,16 @@ function startSandboxed(argv: string[], env: Record<string, string>, cwd: string
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  let reaped = false;
   return {
     stdout: child.stdout,
     stderr: child.stderr,
-    exited: child.status.then((status) => status.code),
+    exited: child.status.then((status) => {
+      reaped = true;
+      return status.code;
+    }),
     kill: () => {
-      try {
-        child.kill("SIGKILL"); // bwrap's pid namespace takes every process inside with it
-      } catch {
-        // Already exited.
-      }
+      if (!reaped) void killSandbox(child.pid); // the whole pid namespace dies with its pid 1
     },
   };
 }

@@ -38,7 +38,7 @@ export interface ClassifiedCall {
  * @example Classify a write
  * ```ts
  * import { fixedVerdict } from "./fixed_verdict.ts";
- * const verdict = fixedVerdict({ id: "c1", name: "write_file", args: { path: "a.txt", content: "" } });
+ * const verdict = fixedVerdict({ name: "write_file", args: { path: "a.txt", content: "" } });
  * if (verdict.parts[0].riskClass !== "local_write") throw new Error("unexpected class");
  * if (verdict.decision !== "allow") throw new Error("unexpected decision");
  * ```

@@ -57,7 +57,9 @@ export function repairTranscript(messages: readonly ChatMessage[]): RepairTransc
     if (message.role === "tool") return;
     repaired.push(message);
     if (message.role !== "assistant" || !message.tool_calls?.length) return;
-    const results = new Map((batches.get(index) ?? []).map((result) => [result.tool_call_id, result]));
+    const results = new Map(
+      (batches.get(index) ?? []).map((result) => [result.tool_call_id, result]),
+    );
     const answered = new Set<string>();
     for (const call of message.tool_calls) {
       if (answered.has(call.id)) continue;

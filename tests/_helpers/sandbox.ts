@@ -57,7 +57,9 @@ export interface SandboxFixture extends AsyncDisposable {
 export async function makeSandboxFixture(
   options: { mode?: "bwrap" | "none" } = {},
 ): Promise<SandboxFixture> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ dir: "/var/tmp", prefix: "odek-test-" }));
+  const root = await Deno.realPath(
+    await Deno.makeTempDir({ dir: "/var/tmp", prefix: "odek-test-" }),
+  );
   const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "odek-outside-" }));
   const workspace = join(root, "workspace");
   const odekHome = join(root, "odek_home");

@@ -51,7 +51,7 @@ Deno.test("every file, folder and link the docs name exists", async () => {
 Deno.test("docs/cli.md and the run help list only flags odek run accepts", async () => {
   const cli = await read("docs/cli.md");
   const documented = new Set(
-    [...cli.matchAll(/\| `(--[a-z-]+)/g), ...HELP_TEXT.run.matchAll(/^\s+(?:-h, )?(--[a-z-]+)/gm)]
+    [...cli.matchAll(/\|\s*`(--[a-z-]+)/g), ...HELP_TEXT.run.matchAll(/^\s+(?:-h, )?(--[a-z-]+)/gm)]
       .map((m) => m[1]),
   );
   assert.ok(documented.size >= 9, `found only ${[...documented]}`);
@@ -71,7 +71,7 @@ Deno.test("docs/cli.md and the run help list only flags odek run accepts", async
 
 Deno.test("docs/configuration.md lists exactly the config keys, and its variables work", async () => {
   const text = await read("docs/configuration.md");
-  const rows = [...text.matchAll(/^\| `([a-zA-Z.]+)` \| `([^`]+)` \| ([^|]*) \|/gm)];
+  const rows = [...text.matchAll(/^\|\s*`([a-zA-Z.]+)`\s*\|\s*`([^`]+)`\s*\|([^|]*)\|/gm)];
   const keys = rows.map((r) => r[1]).sort();
   const actual = Object.entries(DEFAULT_CONFIG).flatMap(([k, v]) =>
     typeof v === "object" ? Object.keys(v).map((sub) => `${k}.${sub}`) : [k]

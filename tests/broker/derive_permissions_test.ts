@@ -116,7 +116,12 @@ Deno.test("derivePermissions() never makes a protected root, or a path inside or
 });
 
 Deno.test("derivePermissions() gives a blocked or denied call only the read scope, whatever its other parts", () => {
-  const blocked = derivePermissions(TOOLS[1], verdictOf("local_write", "blocked"), "trusted", CONTEXT);
+  const blocked = derivePermissions(
+    TOOLS[1],
+    verdictOf("local_write", "blocked"),
+    "trusted",
+    CONTEXT,
+  );
   assert.deepEqual(blocked, expectedSet([], false));
   const denied = { ...verdictOf("network", "system_write"), decision: "deny" as const };
   assert.deepEqual(derivePermissions(TOOLS[3], denied, "trusted", CONTEXT), expectedSet([], false));

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { OdekError } from "../../src/_util/odek_error.ts";
 import type { PermissionSet } from "../../src/broker/permission_set.ts";
 import {
+  type RenderedSandbox,
   renderSandbox,
   SANDBOX_PATH,
-  type RenderedSandbox,
   type SandboxCommand,
   type SandboxContext,
 } from "../../src/broker/render_sandbox.ts";
@@ -129,7 +129,11 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
     assert.equal(env.DENO_DIR, undefined);
   });
   await t.step("proxy network policy stays offline until the egress proxy exists", () => {
-    const { argv } = renderSandbox(set({ network: { type: "proxy", allowDomains: [] } }), CONTEXT, PROGRAM);
+    const { argv } = renderSandbox(
+      set({ network: { type: "proxy", allowDomains: [] } }),
+      CONTEXT,
+      PROGRAM,
+    );
     assert.ok(argv.includes("--unshare-net") && !argv.includes("--share-net"));
   });
   await t.step("mode none: the Deno flags alone / the bare program", () => {
@@ -196,7 +200,8 @@ Deno.test("renderSandbox() refuses paths and binaries it cannot render safely", 
 Deno.test("renderSandbox() never emits an escape, over its whole output space", () => {
   const pathPool = [WS, "/home/u/.bashrc", "/srv/ws/sub", "/srv"];
   const binaryPool = [[], ["/usr/bin/git"], ["/usr/bin/git", "/usr/bin/make"], ["/usr/bin/deno"]];
-  const subsets = (xs: string[]) => xs.reduce<string[][]>((acc, x) => [...acc, ...acc.map((s) => [...s, x])], [[]]);
+  const subsets = (xs: string[]) =>
+    xs.reduce<string[][]>((acc, x) => [...acc, ...acc.map((s) => [...s, x])], [[]]);
   const contexts: SandboxContext[] = [
     CONTEXT,
     { ...CONTEXT, mode: "none" },
@@ -209,12 +214,19 @@ Deno.test("renderSandbox() never emits an escape, over its whole output space", 
   for (const context of contexts) {
     for (const readPaths of subsets(pathPool)) {
       for (const writePaths of subsets(pathPool)) {
-        for (const network of [{ type: "none" as const }, { type: "proxy" as const, allowDomains: ["x.org"] }]) {
+        for (
+          const network of [{ type: "none" as const }, {
+            type: "proxy" as const,
+            allowDomains: ["x.org"],
+          }]
+        ) {
           for (const runBinaries of binaryPool) {
             for (const command of [TOOL, PROGRAM]) {
               const s = set({ readPaths, writePaths, network, runBinaries });
               const call = (): RenderedSandbox => renderSandbox(s, context, command);
-              if (context.bwrapPath === null && context.mode === "bwrap" && command.kind === "program") {
+              if (
+                context.bwrapPath === null && context.mode === "bwrap" && command.kind === "program"
+              ) {
                 assert.throws(call, OdekError);
                 continue;
               }
@@ -227,20 +239,34 @@ Deno.test("renderSandbox() never emits an escape, over its whole output space", 
               for (const arg of argv) {
                 assert.ok(!["-A", "--allow-all", "--share-net"].includes(arg), arg);
                 assert.ok(!/^--allow-(ffi|net|env|sys|import|all|hrtime)/.test(arg), arg);
-                if (arg.startsWith("--allow-")) assert.match(arg, /^--allow-(read|write|run)=\/[^=]*[^=,]$/);
+                if (arg.startsWith("--allow-")) {
+                  assert.match(arg, /^--allow-(read|write|run)=\/[^=]*[^=,]$/);
+                }
                 if (arg.startsWith("--allow-run")) assert.ok(!/deno/.test(arg), arg);
               }
-              const allowWrite: string | undefined = argv.find((a: string) => a.startsWith("--allow-write="));
+              const allowWrite: string | undefined = argv.find((a: string) =>
+                a.startsWith("--allow-write=")
+              );
               const expectedWrites = [...new Set(writePaths)].sort().join(",");
               if (command.kind === "tool_child") {
-                assert.equal(allowWrite?.slice("--allow-write=".length), expectedWrites || undefined);
+                assert.equal(
+                  allowWrite?.slice("--allow-write=".length),
+                  expectedWrites || undefined,
+                );
                 assert.ok(argv.some((a: string) => a.startsWith(`--allow-read=`)));
               } else {
                 assert.equal(allowWrite, undefined);
               }
               for (const key of Object.keys(env)) assert.ok(allowedEnv.has(key), key);
               if (argv[0] !== "/usr/bin/bwrap") continue;
-              for (const flag of ["--die-with-parent", "--new-session", "--unshare-all", "--unshare-net"]) {
+              for (
+                const flag of [
+                  "--die-with-parent",
+                  "--new-session",
+                  "--unshare-all",
+                  "--unshare-net",
+                ]
+              ) {
                 assert.ok(argv.includes(flag), flag);
               }
               assert.equal(argv[argv.indexOf("--cap-drop") + 1], "ALL");
@@ -250,10 +276,15 @@ Deno.test("renderSandbox() never emits an escape, over its whole output space", 
               }
               for (let i = 0; i < m.length; i++) {
                 for (let j = i + 1; j < m.length; j++) {
-                  assert.ok(!m[i][1].startsWith(`${m[j][1]}/`), `${m[j][1]} mounted after ${m[i][1]}`);
+                  assert.ok(
+                    !m[i][1].startsWith(`${m[j][1]}/`),
+                    `${m[j][1]} mounted after ${m[i][1]}`,
+                  );
                 }
               }
-              for (const w of writePaths) assert.ok(m.some(([op, p]) => op === "--bind" && p === w), w);
+              for (const w of writePaths) {
+                assert.ok(m.some(([op, p]) => op === "--bind" && p === w), w);
+              }
             }
           }
         }
