@@ -3,9 +3,25 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PermissionSet } from "../../src/broker/permission_set.ts";
 import { ToolChildPool } from "../../src/broker/tool_child_pool.ts";
-import { makeSandboxFixture, sandboxTest } from "../_helpers/sandbox.ts";
+import { makeSandboxFixture, type SandboxFixture, sandboxTest } from "../_helpers/sandbox.ts";
 
-const SCRIPTED_CHILD = fileURLToPath(new URL("./_scripted_child.ts", import.meta.url));
+const SCRIPTED_CHILD_SOURCE = fileURLToPath(new URL("./_scripted_child.ts", import.meta.url));
+
+/**
+ * A tools directory of its own beside the fixture's workspace, holding the scripted child: only
+ * the tools directory is bound into a tool child's sandbox, and the repository itself may sit
+ * under /tmp, which every sandbox replaces.
+ */
+async function scriptedTools(
+  f: SandboxFixture,
+): Promise<{ context: SandboxFixture["context"]; entry: string }> {
+  const toolsDir = join(f.workspace, "..", "scripted-tools");
+  await Deno.mkdir(toolsDir, { recursive: true });
+  const entry = join(toolsDir, "scripted_child.ts");
+  await Deno.copyFile(SCRIPTED_CHILD_SOURCE, entry);
+  await Deno.writeTextFile(join(toolsDir, "deno.json"), "{}\n");
+  return { context: { ...f.context, toolsDir }, entry };
+}
 
 function scope(workspace: string, writable: boolean): PermissionSet {
   return {
@@ -166,7 +182,7 @@ sandboxTest(
   "ToolChildPool.call() fails pending calls with the stderr tail when the child dies",
   async () => {
     await using f = await makeSandboxFixture();
-    const pool = new ToolChildPool({ context: f.context, entry: SCRIPTED_CHILD });
+    const pool = new ToolChildPool(await scriptedTools(f));
     const options = { set: scope(f.workspace, false), workspace: f.workspace };
     try {
       assert.deepEqual(await pool.call("echo", { a: 1 }, options), { ok: true, output: '{"a":1}' });
@@ -189,7 +205,7 @@ sandboxTest(
 
 sandboxTest("ToolChildPool.call() kills a child that breaks the protocol", async () => {
   await using f = await makeSandboxFixture();
-  const pool = new ToolChildPool({ context: f.context, entry: SCRIPTED_CHILD });
+  const pool = new ToolChildPool(await scriptedTools(f));
   const options = { set: scope(f.workspace, false), workspace: f.workspace };
   try {
     const result = await pool.call("garbage", {}, options);
@@ -207,11 +223,7 @@ sandboxTest(
   "ToolChildPool.call() times out a silent child and stops waiting on abort",
   async () => {
     await using f = await makeSandboxFixture();
-    const pool = new ToolChildPool({
-      context: f.context,
-      entry: SCRIPTED_CHILD,
-      callTimeoutMs: 300,
-    });
+    const pool = new ToolChildPool({ ...(await scriptedTools(f)), callTimeoutMs: 300 });
     const options = { set: scope(f.workspace, false), workspace: f.workspace };
     try {
       const timedOut = await pool.call("hang", {}, options);
