@@ -11,6 +11,7 @@ import type { PermissionSet } from "./permission_set.ts";
 import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
 import type { ToolResult } from "./tool_broker.ts";
 import { killSandbox } from "./_kill_sandbox.ts";
+import { type SandboxStandby, STANDBY_LAUNCHER } from "./_sandbox_standby.ts";
 import { type CappedText, collectCapped, formatShellOutput } from "./_shell_output.ts";
 
 /** Options for {@linkcode runShell}. */
@@ -25,6 +26,11 @@ export interface RunShellOptions {
   signal?: AbortSignal;
   /** Bytes kept of each of stdout and stderr (the head). @default 1_048_576 */
   maxStreamBytes?: number;
+  /**
+   * Spare sandboxes (bwrap mode): the command runs in a fresh sandbox started ahead of time, and
+   * the next one is started in the background. @default none: the sandbox is started on demand
+   */
+  standby?: SandboxStandby;
 }
 
 /** A started program, whatever started it. */
@@ -93,14 +99,34 @@ export async function runShell(command: string, options: RunShellOptions): Promi
       },
     };
   }
+  if (command.includes("\0")) {
+    return {
+      ok: false,
+      error: {
+        kind: "invalid_arguments",
+        message: "The command contains a NUL byte, which bash cannot run",
+      },
+    };
+  }
+  const viaStandby = context.mode === "bwrap" && options.standby !== undefined;
   const { argv, env } = renderSandbox(set, context, {
     kind: "program",
-    argv: ["bash", "-c", command],
+    argv: ["bash", "-c", viaStandby ? STANDBY_LAUNCHER : command],
   });
-  const started = performance.now();
-  const program = context.mode === "bwrap"
-    ? startSandboxed(argv, env, context.workspace)
-    : startUnconfined(argv, env, context.workspace);
+  let started = performance.now();
+  let program: Started;
+  if (viaStandby) {
+    const child = await options.standby!.take({ argv, env, cwd: context.workspace });
+    started = performance.now();
+    program = watchSandboxed(child);
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(`${command}\0`)).catch(() => {});
+    await writer.close().catch(() => {});
+  } else {
+    program = context.mode === "bwrap"
+      ? startSandboxed(argv, env, context.workspace)
+      : startUnconfined(argv, env, context.workspace);
+  }
   let ended: "timeout" | "interrupted" | null = null;
   const stop = (why: "timeout" | "interrupted") => {
     ended ??= why;
@@ -135,15 +161,20 @@ export async function runShell(command: string, options: RunShellOptions): Promi
 }
 
 function startSandboxed(argv: string[], env: Record<string, string>, cwd: string): Started {
-  const child = new Deno.Command(argv[0], {
-    args: argv.slice(1),
-    cwd,
-    clearEnv: true,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  return watchSandboxed(
+    new Deno.Command(argv[0], {
+      args: argv.slice(1),
+      cwd,
+      clearEnv: true,
+      env,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn(),
+  );
+}
+
+function watchSandboxed(child: Deno.ChildProcess): Started {
   let reaped = false;
   return {
     stdout: child.stdout,

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { SandboxStandby } from "./_sandbox_standby.ts";
 import { z } from "zod";
 import { OdekError } from "../_util/odek_error.ts";
 import { fixedVerdict } from "../danger/fixed_verdict.ts";
@@ -57,6 +58,8 @@ export class SandboxBroker implements ToolBroker {
   #pool: ToolChildPool;
   /** One controller per shell command in flight, so close() kills their sandboxes. */
   #shells = new Set<AbortController>();
+  /** The next shell sandbox of each scope, started ahead of time (see `_sandbox_standby.ts`). */
+  #standby = new SandboxStandby();
   #closed = false;
 
   /** @param options context, workspace resolver, trust level and timeouts */
@@ -135,6 +138,7 @@ export class SandboxBroker implements ToolBroker {
           ? seconds * 1000
           : this.#options.shellTimeoutMs ?? 1_800_000,
         signal: controller.signal,
+        standby: this.#standby,
       });
     } finally {
       this.#shells.delete(controller);
@@ -146,7 +150,7 @@ export class SandboxBroker implements ToolBroker {
   async close(): Promise<void> {
     this.#closed = true;
     for (const controller of this.#shells) controller.abort();
-    await this.#pool.close();
+    await Promise.all([this.#pool.close(), this.#standby.close()]);
   }
 }
 
