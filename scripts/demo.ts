@@ -7,14 +7,14 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEMO_TASK } from "./record_demo_cassette.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const workspace = await Deno.makeTempDir({ prefix: "odek-demo-workspace-" });
 const odekHome = await Deno.makeTempDir({ prefix: "odek-demo-home-" });
-const task =
-  "Write stats.js: a Node.js program that prints the mean and median of [3, 1, 4, 1, 5, 9, 2, 6]. Run it, check the numbers are right, fix any bug, run it again, and summarise.";
-
-console.error(`odek demo: workspace ${workspace}\nodek demo: ODEK_HOME ${odekHome}\n`);
+console.error(
+  `odek demo: task: ${DEMO_TASK}\nodek demo: workspace ${workspace}\nodek demo: ODEK_HOME ${odekHome}\n`,
+);
 const env: Record<string, string> = { ...Deno.env.toObject(), ODEK_HOME: odekHome };
 delete env.ODEK_API_KEY;
 delete env.OPENAI_API_KEY;
@@ -34,7 +34,7 @@ const child = new Deno.Command(Deno.execPath(), {
     workspace,
     "--model",
     "demo-model",
-    task,
+    DEMO_TASK,
   ],
   env,
   clearEnv: true,
@@ -42,6 +42,6 @@ const child = new Deno.Command(Deno.execPath(), {
 }).spawn();
 const status = await child.status;
 console.error(
-  `\nodek demo: the files are in ${workspace}\nodek demo: read the whole transcript with: ODEK_HOME=${odekHome} npx -y deno@2.9.6 task odek sessions show`,
+  `\nodek demo: the files are in ${workspace}\nodek demo: read the whole transcript with: ODEK_HOME=${odekHome} npx -y deno@2.9.6 task odek sessions show\nodek demo: both directories stay for you to inspect; delete them when done: rm -r ${workspace} ${odekHome}`,
 );
 Deno.exit(status.code);

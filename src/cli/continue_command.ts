@@ -40,7 +40,17 @@ export async function continueCommand(args: string[], io: CliIO): Promise<number
   const settings = await loadSettings(io, flags.layer);
   const ids = new Set((await settings.store.list()).map((s) => s.id));
   let [id, message] = flags.positionals as (string | undefined)[];
-  if (flags.positionals.length === 1 && !ids.has(id!)) [id, message] = [undefined, id];
+  if (flags.positionals.length === 1 && !ids.has(id!)) {
+    // One word that could be a session name is a session reference (a typo must not become a
+    // message to the newest session); a message with spaces is a message.
+    if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id!)) {
+      throw new OdekError(
+        "SESSION_NOT_FOUND",
+        `No session named "${id}": see odek sessions list. To send a one-word message to the newest session, quote it with a second argument: odek continue <session> "${id}".`,
+      );
+    }
+    [id, message] = [undefined, id];
+  }
   id ??= await settings.store.latest();
   if (!id) {
     throw new OdekError(
@@ -67,24 +77,30 @@ export async function continueSession(
     const meta = session.meta;
     const model = flags.layer.model ?? meta.model;
     const baseUrl = flags.layer.baseUrl ?? meta.baseUrl;
+    if (baseUrl.startsWith("replay:") && !flags.replay) {
+      throw new OdekError(
+        "USAGE",
+        `Session ${id} was answered from the cassette ${
+          baseUrl.slice(7)
+        }: continue it with --replay <cassette> or --base-url <url>.`,
+      );
+    }
+    // Every check that can fail runs before anything is written to the session.
     const { workspace, protectedRoots } = await resolveWorkspace(
       settings,
       flags.workspace ?? meta.workspace,
       io.callerDir,
     );
-    const patch = {
-      ...(model !== meta.model ? { model } : {}),
-      ...(baseUrl !== meta.baseUrl ? { baseUrl } : {}),
-      ...(workspace !== meta.workspace ? { workspace } : {}),
-    };
-    if (Object.keys(patch).length > 0) await session.updateMeta(patch);
+    const modelClient = await buildModel(settings, {
+      model,
+      baseUrl,
+      record: flags.record,
+      replay: flags.replay,
+      callerDir: io.callerDir,
+    });
     const messages = [...session.messages];
-    if (message !== undefined && message.trim() !== "") {
-      const user = { role: "user" as const, content: message.trim() };
-      await session.append(user);
-      messages.push(user);
-    }
-    const last = messages.at(-1);
+    const next = message?.trim() ? { role: "user" as const, content: message.trim() } : undefined;
+    const last = next ?? messages.at(-1);
     if (
       !last || (last.role === "assistant" && !last.tool_calls?.length) || last.role === "system"
     ) {
@@ -93,14 +109,22 @@ export async function continueSession(
         `Session ${id} has nothing left to do (its last turn is a final answer): give it a message, e.g. odek continue ${id} "next step".`,
       );
     }
-    const modelClient = await buildModel(settings, {
-      model,
-      baseUrl,
-      record: flags.record,
-      replay: flags.replay,
-      callerDir: io.callerDir,
-    });
     const { broker } = await buildBroker(settings, workspace, protectedRoots, io);
+    const patch = {
+      ...(model !== meta.model ? { model } : {}),
+      ...(baseUrl !== meta.baseUrl && !flags.replay ? { baseUrl } : {}),
+      ...(workspace !== meta.workspace ? { workspace } : {}),
+    };
+    try {
+      if (Object.keys(patch).length > 0) await session.updateMeta(patch);
+      if (next) {
+        await session.append(next);
+        messages.push(next);
+      }
+    } catch (error) {
+      await broker.close();
+      throw error;
+    }
     return await executeRun({
       io,
       session,

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
 import type { CliIO } from "./cli_io.ts";
@@ -55,7 +56,8 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     ...(flags.session ? { id: flags.session } : {}),
     workspace,
     model: config.model,
-    baseUrl: config.baseUrl,
+    // A replayed run never talks to the configured endpoint: record where its answers came from.
+    baseUrl: flags.replay ? `replay:${resolve(io.callerDir, flags.replay)}` : config.baseUrl,
     title: task,
   }).catch(async (error) => {
     await broker.close();

@@ -51,8 +51,9 @@ export interface ResolveConfigOptions {
  * Read, validate and merge the layers, then apply defaults.
  *
  * @returns the resolved configuration
- * @throws {OdekError} `CONFIG_INVALID` naming the file (or variable, or flag), the key path, the
- *   value and the expected shape.
+ * @throws {OdekError} `CONFIG_INVALID` naming the file or variable, the key path, the value and
+ *   the expected shape; `USAGE` (exit code 2) with the same details when the value came from a
+ *   flag.
  *
  * @example Environment over defaults
  * ```ts
@@ -64,7 +65,7 @@ export interface ResolveConfigOptions {
 export async function resolveConfig(options: ResolveConfigOptions): Promise<OdekConfig> {
   const fileLayer = await readConfigFile(options.configFile);
   const envLayer = envConfigLayer(options.env);
-  const flagLayer = validateLayer(options.flags ?? {}, (path) => `flag ${flagName(path)}`);
+  const flagLayer = validateLayer(options.flags ?? {}, (path) => `flag ${flagName(path)}`, "USAGE");
   const merged = [fileLayer, envLayer, flagLayer].reduce<Record<string, unknown>>(
     (acc, layer) => deepMerge(acc, layer as Record<string, unknown>),
     structuredClone(DEFAULT_CONFIG) as unknown as Record<string, unknown>,
@@ -97,11 +98,11 @@ async function readConfigFile(file: string): Promise<ConfigLayer> {
   if (errors.length > 0) {
     const first = errors[0];
     const { line, column } = lineColumn(text, first.offset);
+    // "CommaExpected" → "comma expected"
+    const what = printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
     throw new OdekError(
       "CONFIG_INVALID",
-      `Cannot parse ${file} at line ${line}, column ${column}: ${
-        printParseErrorCode(first.error)
-      }. Fix the JSONC syntax there.`,
+      `Cannot parse ${file} at line ${line}, column ${column}: ${what}. Fix the JSONC syntax there.`,
     );
   }
   if (data === undefined) return {};
@@ -125,12 +126,16 @@ function envConfigLayer(env: Record<string, string>): ConfigLayer {
   return validateLayer(layer, (path) => `environment variable ${sources.get(path) ?? path}`);
 }
 
-function validateLayer(data: unknown, source: (path: string) => string): ConfigLayer {
+function validateLayer(
+  data: unknown,
+  source: (path: string) => string,
+  code: "CONFIG_INVALID" | "USAGE" = "CONFIG_INVALID",
+): ConfigLayer {
   const result = ConfigLayerSchema.safeParse(data);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const path = issue.path.map(String).join(".");
-  throw new OdekError("CONFIG_INVALID", describeIssue(issue, data, source(path)));
+  throw new OdekError(code, describeIssue(issue, data, source(path)));
 }
 
 function describeIssue(issue: z.core.$ZodIssue, data: unknown, where: string): string {

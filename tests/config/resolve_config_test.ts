@@ -87,7 +87,7 @@ Deno.test("resolveConfig() refuses unknown keys with their path", async () => {
 Deno.test("resolveConfig() reports JSONC syntax errors with line and column", async () => {
   await withConfigFile(`{\n  "model": "x"\n  "sandbox": "none"\n}`, async (file) => {
     const error = await rejection(resolveConfig({ configFile: file, env: {} }));
-    assert.match(error.message, /line 3, column 3/);
+    assert.match(error.message, /line 3, column 3: comma expected\./);
   });
 });
 
@@ -107,4 +107,5 @@ Deno.test("resolveConfig() names the flag of a bad value", async () => {
     resolveConfig({ configFile: "/nonexistent/c.jsonc", env: {}, flags: { baseUrl: "not a url" } }),
   );
   assert.match(error.message, /flag --base-url/);
+  assert.equal(error.code, "USAGE", "a bad flag value is a usage error (exit code 2)");
 });

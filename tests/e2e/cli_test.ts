@@ -100,7 +100,8 @@ Deno.test("odek run stops at --max-iterations with exit code 4 and continue resu
 });
 
 Deno.test({
-  name: "deno task compile builds a binary that answers --version",
+  name:
+    "deno task compile builds a binary that answers --version (needs DENORT_BIN: deno compile downloads denort)",
   ignore: !Deno.env.get("DENORT_BIN"),
   async fn() {
     const out = join(await Deno.makeTempDir(), "odek");

@@ -20,6 +20,8 @@ sandboxTest("the README demo replays its cassette and shows real tool output", a
   const stdout = new TextDecoder().decode(out.stdout);
   const stderr = new TextDecoder().decode(out.stderr);
   assert.equal(out.code, 0, stderr);
+  // The task shown is the task the cassette was recorded with, and the one the session holds.
+  assert.match(stderr, /^odek demo: task: Write stats\.sh, a bash script/);
   // Real output of the sandboxed runs: the bug, then the fix.
   assert.match(
     stderr,
@@ -32,6 +34,25 @@ sandboxTest("the README demo replays its cassette and shows real tool output", a
   const home = stderr.match(/ODEK_HOME=(\S+)/)![1];
   try {
     assert.match(await Deno.readTextFile(join(workspace, "stats.sh")), /sort -n/);
+    const cassette = JSON.parse(
+      await Deno.readTextFile(join(ROOT, "demo", "fix_the_bug.cassette.json")),
+    );
+    const recordedTask = cassette.turns[0].request.messages.find((m: { role: string }) =>
+      m.role === "user"
+    ).content;
+    const journal = await Deno.readTextFile(
+      join(
+        home,
+        "sessions",
+        (await Array.fromAsync(Deno.readDir(join(home, "sessions")))).find((e) =>
+          e.name.endsWith(".jsonl")
+        )!.name,
+      ),
+    );
+    assert.ok(
+      journal.includes(JSON.stringify(recordedTask)),
+      "the demo's task differs from the recorded one",
+    );
   } finally {
     await Deno.remove(workspace, { recursive: true });
     await Deno.remove(home, { recursive: true });
