@@ -47,8 +47,8 @@ export interface RenderedSandbox {
 export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /**
- * Render a permission set as one command line. The mounts: `/` read-only, fresh `/dev`, `/proc`
- * and `/tmp`, the home an empty tmpfs with `readOnlyHomeFiles` bound back, each protected root
+ * Render a permission set as one command line. The mounts: `/` read-only, fresh `/dev`, `/proc`,
+ * `/tmp` and `/run` (host sockets live there), the home an empty tmpfs with `readOnlyHomeFiles` bound back, each protected root
  * hidden under an empty tmpfs, for a tool child `toolsDir`, deno and DENO_DIR read-only, then the
  * workspace and the set's paths (writable wins), parents before children. All namespaces are
  * unshared (network included: a `proxy` policy stays offline until the egress proxy exists) and
@@ -121,11 +121,13 @@ export function renderSandbox(
     );
   }
   // [op, path, order at equal depth]; tmpfs hides before anything is bound back on top of it.
-  const mounts: [string, string, number][] = [["--tmpfs", "/tmp", 0], [
-    "--tmpfs",
-    checked(c.home),
-    0,
-  ]];
+  // /run (and /var/run, a link to it) holds the host's sockets: docker, D-Bus, systemd, agents.
+  // A read-only mount does not stop connect() on a socket file, so it is hidden too.
+  const mounts: [string, string, number][] = [
+    ["--tmpfs", "/tmp", 0],
+    ["--tmpfs", "/run", 0],
+    ["--tmpfs", checked(c.home), 0],
+  ];
   for (const root of c.protectedRoots) mounts.push(["--tmpfs", checked(root), 0]);
   for (const file of c.readOnlyHomeFiles) mounts.push(["--ro-bind-try", checked(file), 1]);
   if (toolChild) {

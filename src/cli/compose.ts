@@ -40,6 +40,9 @@ export interface Settings {
 export async function loadSettings(io: CliIO, flags: ConfigLayer): Promise<Settings> {
   const paths = resolveOdekPaths(io.env, io.installDir);
   const config = await resolveConfig({ configFile: paths.configFile, env: io.env, flags });
+  // ODEK_HOME must exist before any sandbox is rendered: a missing protected root cannot be
+  // hidden, and the session journal is about to be created in it.
+  await Deno.mkdir(paths.sessionsDir, { recursive: true, mode: 0o700 });
   const apiKey = io.env.ODEK_API_KEY || io.env.OPENAI_API_KEY || undefined;
   const redact = redactKnownValues([...(apiKey ? [apiKey] : []), ...secretEnvValues(io.env)]);
   const store = new FileSessionStore(paths.sessionsDir, { redact });
@@ -72,16 +75,20 @@ export async function buildModel(
   });
 }
 
-/** Protected roots for a workspace: ODEK_HOME always; the install directory unless the operator
- * explicitly chose a workspace inside it (working on odek itself, design §4). */
+/**
+ * Protected roots for a workspace: ODEK_HOME always; the install directory too, unless the
+ * operator explicitly chose the checkout itself or a folder inside it (working on odek itself,
+ * design §4). A workspace that merely contains the install directory keeps it protected, so it is
+ * refused: otherwise `--workspace ~/code` with odek in `~/code/odek` would let the model rewrite
+ * the code odek runs next time.
+ */
 export function protectedRootsFor(
   paths: OdekPaths,
   workspace: string,
   explicit: boolean,
 ): string[] {
-  const overlapsInstall = isInside(workspace, paths.installDir) ||
-    isInside(paths.installDir, workspace);
-  return explicit && overlapsInstall && !isInside(paths.odekHome, workspace)
+  const insideInstall = isInside(workspace, paths.installDir);
+  return explicit && insideInstall && !isInside(paths.odekHome, workspace)
     ? [paths.odekHome]
     : [paths.odekHome, paths.installDir];
 }
@@ -128,6 +135,11 @@ export async function buildBroker(
   });
   // Working on odek itself (an explicit workspace inside the install directory): keep it visible.
   const installVisible = !protectedRoots.includes(settings.paths.installDir);
+  if (installVisible) {
+    io.stderr.write(
+      `odek: warning: the workspace is inside odek's own install directory ${settings.paths.installDir}: the model can change the code odek runs next time. To work on odek, run a separate copy of it.\n`,
+    );
+  }
   const context = installVisible
     ? { ...base, protectedRoots: base.protectedRoots.filter((root) => root !== base.installDir) }
     : base;

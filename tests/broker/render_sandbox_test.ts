@@ -74,6 +74,7 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       ["--dev", "/dev"],
       ["--proc", "/proc"],
       ["--tmpfs", "/tmp"],
+      ["--tmpfs", "/run"],
       ["--tmpfs", "/home/u"],
       ["--tmpfs", "/opt/odek"],
       ["--ro-bind", WS],

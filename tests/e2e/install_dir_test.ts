@@ -82,3 +82,15 @@ sandboxTest(
     await assert.rejects(Deno.stat(join(fx.workspace, "data")), Deno.errors.NotFound);
   },
 );
+
+Deno.test("a --workspace that contains the install directory is refused, so the model cannot rewrite odek", async () => {
+  await using fx = await odekFixture();
+  const parent = join(fx.home, "..", "code");
+  const install = join(parent, "odek");
+  await copyProject(install);
+  const result = await fx.run(["run", "--base-url", "http://127.0.0.1:9/v1", "--workspace", parent, "edit odek"], {
+    main: join(install, "main.ts"),
+  });
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /Cannot use workspace .*code.*: it contains odek's protected directory .*code\/odek/);
+});
