@@ -37,7 +37,8 @@ const SECRET_SEGMENTS = new Set([
  * not redaction, is the defence against a determined exfiltration.
  *
  * @param secrets the secret values to hide, e.g. from {@linkcode secretEnvValues}
- * @returns a pure function from text to redacted text; the identity when no secret qualifies
+ * @returns a pure function from text to redacted text (the identity when no secret qualifies),
+ *   with `forms`: the exact strings it replaces
  *
  * @example Redact a token from the environment and its base64 form
  * ```ts
@@ -47,18 +48,27 @@ const SECRET_SEGMENTS = new Set([
  * if (redact(text) !== "token=[REDACTED] b64=[REDACTED]") throw new Error(redact(text));
  * ```
  */
-export function redactKnownValues(secrets: string[]): (text: string) => string {
+export function redactKnownValues(secrets: string[]): Redactor {
   const forms = new Set<string>();
   for (const secret of secrets) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
     for (const form of encodedForms(secret)) forms.add(form);
   }
-  if (forms.size === 0) return (text) => text;
-  const alternatives = [...forms]
-    .sort((a, b) => b.length - a.length)
-    .map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const sorted = [...forms].sort((a, b) => b.length - a.length);
+  if (sorted.length === 0) return Object.assign((text: string) => text, { forms: [] });
+  const alternatives = sorted.map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   const pattern = new RegExp(alternatives.join("|"), "g");
-  return (text) => text.replace(pattern, REDACTED);
+  return Object.assign((text: string) => text.replace(pattern, REDACTED), { forms: sorted });
+}
+
+/**
+ * A redaction function that also lists the exact strings it replaces (each secret and its
+ * encoded forms, longest first), so streamed text can be redacted across chunk boundaries (see
+ * {@linkcode StreamRedactor}).
+ */
+export interface Redactor {
+  (text: string): string;
+  readonly forms: readonly string[];
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
-import { redactKnownValues, secretEnvValues } from "../_util/redact_known_values.ts";
+import { redactKnownValues, type Redactor, secretEnvValues } from "../_util/redact_known_values.ts";
 import { SandboxBroker } from "../broker/sandbox_broker.ts";
 import { sandboxContextFromEnvironment } from "../broker/sandbox_context.ts";
 import type { ConfigLayer, OdekConfig } from "../config/odek_config.ts";
@@ -28,7 +28,7 @@ export interface Settings {
   /** From `ODEK_API_KEY` or `OPENAI_API_KEY`; never logged, never passed to a child. */
   apiKey: string | undefined;
   /** Replaces the API key and secret-looking environment values with `[REDACTED]`. */
-  redact: (text: string) => string;
+  redact: Redactor;
   store: FileSessionStore;
 }
 

@@ -31,7 +31,7 @@ export interface ExecuteRunOptions {
   maxIterations: number;
   maxToolParallel: number;
   sandbox: string;
-  redact: (text: string) => string;
+  redact: ((text: string) => string) & { forms?: readonly string[] };
   resumed: boolean;
 }
 

@@ -44,7 +44,7 @@ export class TerminalRenderer {
   handle(event: RunEvent): void {
     switch (event.type) {
       case "text_delta":
-        this.#options.stdout.write(event.data.text);
+        this.#options.stdout.write(terminalSafe(event.data.text));
         this.#textOpen = true;
         break;
       case "assistant_message":
@@ -52,7 +52,10 @@ export class TerminalRenderer {
         this.#textOpen = false;
         break;
       case "tool_call_started": {
-        const label = `${event.data.name} ${describeArgs(event.data.args)}`.trim();
+        const label = terminalSafe(
+          `${event.data.name} ${describeArgs(event.data.args)}`.trim(),
+          true,
+        );
         this.#running.set(event.data.call_id, { label, started: performance.now() });
         this.#line(`${this.#paint("36", "▸")} ${label}`);
         this.#tick();
@@ -61,17 +64,19 @@ export class TerminalRenderer {
       case "tool_call_completed":
         this.#finish(
           event.data.call_id,
-          `${this.#paint("32", "✓")} ${event.data.name} (${seconds(event.data.duration_ms)})${
-            this.#indent(event.data.preview)
-          }`,
+          `${this.#paint("32", "✓")} ${terminalSafe(event.data.name, true)} (${
+            seconds(event.data.duration_ms)
+          })${this.#indent(event.data.preview)}`,
         );
         break;
       case "tool_call_failed":
         this.#finish(
           event.data.call_id,
-          `${this.#paint("31", "✗")} ${event.data.name} ${event.data.error_class} (${
-            seconds(event.data.duration_ms)
-          })${this.#indent(event.data.message.split("\n").slice(0, 12).join("\n"))}`,
+          `${this.#paint("31", "✗")} ${
+            terminalSafe(event.data.name, true)
+          } ${event.data.error_class} (${seconds(event.data.duration_ms)})${
+            this.#indent(event.data.message.split("\n").slice(0, 12).join("\n"))
+          }`,
         );
         break;
       case "session_repaired":
@@ -101,9 +106,7 @@ export class TerminalRenderer {
 
   /** Tool output under its status line, marked so it is not mistaken for odek's own text. */
   #indent(text: string): string {
-    // Control characters (ESC included) are dropped so tool output cannot drive the terminal.
-    // deno-lint-ignore no-control-regex
-    const body = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "").replace(/\n+$/, "");
+    const body = terminalSafe(text).replace(/\n+$/, "");
     if (body === "") return "";
     return `\n${body.split("\n").map((line) => this.#paint("2", `  │ ${line}`)).join("\n")}`;
   }
@@ -131,11 +134,26 @@ export class TerminalRenderer {
   }
 }
 
+/**
+ * Text from the model or a tool, made safe to print: control characters (ESC, CR, C1) are
+ * dropped so nothing can move the cursor, rewrite a line, set the title or the clipboard; newline
+ * and tab stay, unless `oneLine`.
+ */
+function terminalSafe(text: string, oneLine = false): string {
+  // deno-lint-ignore no-control-regex
+  const safe = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
+  return oneLine ? safe.replace(/[\n\t]+/g, " ") : safe;
+}
+
 function describeArgs(args: unknown): string {
   if (typeof args !== "object" || args === null) return "";
   const a = args as Record<string, unknown>;
   const main = a.command ?? a.path ?? a.pattern;
-  return typeof main === "string" ? firstLine(main).slice(0, 100) : "";
+  if (typeof main !== "string") return "";
+  // The whole command on one line (newlines shown as ⏎): a harmless-looking first line must not
+  // hide what follows it.
+  const oneLine = main.trim().replace(/\s*\n\s*/g, " ⏎ ");
+  return oneLine.length > 160 ? `${oneLine.slice(0, 159)}…` : oneLine;
 }
 
 function firstLine(text: string): string {

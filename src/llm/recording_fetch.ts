@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { redactChunks } from "./_redact_chunks.ts";
 import type { Cassette } from "./cassette.ts";
 import { writeCassette } from "./_cassette_file.ts";
 import { SseCollector } from "./_sse_collector.ts";
@@ -31,9 +32,9 @@ export interface RecordingFetchOptions {
  * Only bodies are recorded, never headers, so the `Authorization` header never reaches the file.
  * Other requests pass through unrecorded.
  *
- * Limits: redaction sees each streamed chunk separately, so a secret split across two chunks of
- * the model's output is not caught there (it is caught in the next request body, which carries the
- * whole message).
+ * Streamed output is redacted channel by channel as a whole (see `redactChunks`): a secret the
+ * model spread over several chunks is caught, and its redacted text lands in the channel's first
+ * chunk.
  *
  * @param file the cassette path; its folder must exist
  * @param options the redactor and the inner fetch
@@ -61,7 +62,6 @@ export interface RecordingFetchOptions {
  */
 export function recordingFetch(file: string, options: RecordingFetchOptions): typeof fetch {
   const inner = options.inner ?? ((input, init) => fetch(input, init));
-  const redact = (value: unknown) => redactStrings(value, options.redact);
   const cassette: Cassette = { schema: "odek.cassette/v1", turns: [] };
   let writes: Promise<void> = Promise.resolve();
   let count = 0;
@@ -85,7 +85,7 @@ export function recordingFetch(file: string, options: RecordingFetchOptions): ty
       const body = teeStream(response.body, (collector) =>
         save(index, requestBody, {
           status,
-          chunks: collector.chunks.map((chunk) => redact(chunk)),
+          chunks: redactChunks(collector.chunks, options.redact),
           done: collector.done,
         }));
       return new Response(body, { status, statusText, headers });

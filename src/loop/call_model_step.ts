@@ -5,6 +5,7 @@
  * @module
  */
 import type { AssistantMessage } from "../_util/chat_message.ts";
+import { StreamRedactor } from "../_util/stream_redactor.ts";
 import type { RunContext } from "./run_context.ts";
 
 /** What follows a model turn. */
@@ -28,18 +29,30 @@ export type AfterModelStep =
  */
 export async function callModelStep(context: RunContext): Promise<AfterModelStep> {
   context.stats.iterations += 1;
-  const response = await context.model.complete(
-    {
-      messages: context.messages,
-      tools: context.toolSpecs,
-      iteration: context.stats.iterations,
-      signal: context.signal,
-    },
-    (delta) => {
-      if (delta.type === "text") context.emit("text_delta", { text: delta.text });
-      else if (delta.type === "reasoning") context.emit("reasoning_delta", { text: delta.text });
-    },
-  );
+  // Streamed text is redacted across delta boundaries before anyone sees it.
+  const text = new StreamRedactor(context.redact);
+  const reasoning = new StreamRedactor(context.redact);
+  const release = (type: "text_delta" | "reasoning_delta", piece: string) => {
+    if (piece !== "") context.emit(type, { text: piece });
+  };
+  let response;
+  try {
+    response = await context.model.complete(
+      {
+        messages: context.messages,
+        tools: context.toolSpecs,
+        iteration: context.stats.iterations,
+        signal: context.signal,
+      },
+      (delta) => {
+        if (delta.type === "text") release("text_delta", text.push(delta.text));
+        else if (delta.type === "reasoning") release("reasoning_delta", reasoning.push(delta.text));
+      },
+    );
+  } finally {
+    release("reasoning_delta", reasoning.flush());
+    release("text_delta", text.flush());
+  }
   context.stats.inputTokens += response.usage.inputTokens;
   context.stats.outputTokens += response.usage.outputTokens;
   const message = response.message;
@@ -47,7 +60,7 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
   context.messages.push(message);
   const toolCalls = message.tool_calls ?? [];
   context.emit("assistant_message", {
-    content: message.content,
+    content: message.content === null ? null : context.redact(message.content),
     tool_call_count: toolCalls.length,
     finish_reason: response.finishReason,
   });

@@ -39,8 +39,11 @@ export interface RunAgentOptions {
   signal?: AbortSignal;
   /** Monotonic ms clock. @default performance.now */
   now?: () => number;
-  /** Applied to everything the loop writes or emits. @default identity */
-  redact?: (text: string) => string;
+  /**
+   * Applied to everything the loop writes or emits. With `forms` (a `Redactor` from
+   * `redactKnownValues`), streamed text is redacted across delta boundaries too. @default identity
+   */
+  redact?: ((text: string) => string) & { forms?: readonly string[] };
 }
 
 /** How a run ended. The transcript is persisted in every case. */

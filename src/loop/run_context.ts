@@ -29,7 +29,8 @@ export interface RunContext {
   readonly maxToolParallel: number;
   readonly signal: AbortSignal;
   readonly now: () => number;
-  readonly redact: (text: string) => string;
+  /** Applied to everything emitted; `forms` (see `Redactor`) enables redaction across deltas. */
+  readonly redact: ((text: string) => string) & { forms?: readonly string[] };
   /** Emit an event of the current iteration (isolates a throwing sink). */
   emit<T extends RunEventType>(type: T, data: RunEventData[T], extra?: { tool?: string }): void;
 }

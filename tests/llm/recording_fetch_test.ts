@@ -44,6 +44,51 @@ Deno.test("recordingFetch() redacts secrets in request bodies and chunks", async
   });
 });
 
+Deno.test("recordingFetch() redacts a secret the model spread over many chunks, and the cassette still replays", async () => {
+  await withTempDir(async (dir) => {
+    const file = `${dir}/run.json`;
+    const secret = "sk-canary-0123456789abcdefghijklmnop";
+    const { redactKnownValues } = await import("../../src/_util/redact_known_values.ts");
+    await using server = await startFakeOpenAIServer({
+      turns: [{
+        text: `Here it is: ${secret} (done)`,
+        toolCalls: [{ id: "c1", name: "shell", arguments: { command: `echo ${secret}` } }],
+      }],
+    });
+    const record = recordingFetch(file, { redact: redactKnownValues([secret]) });
+    const live = await new OpenAIModel({
+      baseURL: server.url,
+      apiKey: KEY,
+      model: "m",
+      fetch: record,
+    })
+      .complete({ messages: [TASK], tools: [], iteration: 1 });
+    assert.equal(
+      live.message.content,
+      `Here it is: ${secret} (done)`,
+      "the caller sees the real stream",
+    );
+    const text = await Deno.readTextFile(file);
+    const chunks = JSON.parse(text).turns[0].response.chunks;
+    assert.ok(chunks.length > 10, "the secret really was split over many chunks");
+    for (const fragment of [secret.slice(0, 10), secret.slice(10, 20), secret.slice(-10)]) {
+      assert.ok(!text.includes(fragment), `the cassette holds ${fragment}`);
+    }
+    const replayed = await new OpenAIModel({
+      baseURL: server.url,
+      apiKey: KEY,
+      model: "m",
+      fetch: await replayFetch(file),
+    })
+      .complete({ messages: [TASK], tools: [], iteration: 1 });
+    assert.equal(replayed.message.content, "Here it is: [REDACTED] (done)");
+    assert.equal(
+      replayed.message.tool_calls?.[0].function.arguments,
+      JSON.stringify({ command: "echo [REDACTED]" }),
+    );
+  });
+});
+
 Deno.test("recordingFetch() records an error status and replayFetch() returns it", async () => {
   await withTempDir(async (dir) => {
     const file = `${dir}/run.json`;

@@ -206,3 +206,36 @@ Deno.test("runAgent() isolates a throwing event sink", async () => {
   const outcome = await h.run();
   assert.equal(outcome.type, "completed");
 });
+
+Deno.test("runAgent() redacts secrets in streamed text even when they straddle deltas", async () => {
+  const { redactKnownValues } = await import("../../src/_util/redact_known_values.ts");
+  const secret = "sk-canary-0123456789abcdefghij";
+  const h = harness(
+    [{
+      text: `Your key is ${secret} and its base64 is ${btoa(secret)}.`,
+      reasoning: `I saw ${secret}`,
+    }],
+    () => ok("x"),
+    {
+      redact: redactKnownValues([secret]),
+    },
+  );
+  const outcome = await h.run();
+  assert.equal(outcome.type, "completed");
+  const joined = (type: string) =>
+    h.events.filter((e) => e.type === type).map((e) => (e.data as { text: string }).text).join("");
+  assert.ok(
+    h.events.filter((e) => e.type === "text_delta").length > 1,
+    "the text was streamed in pieces",
+  );
+  assert.equal(joined("text_delta"), "Your key is [REDACTED] and its base64 is [REDACTED].");
+  assert.equal(joined("reasoning_delta"), "I saw [REDACTED]");
+  const message = h.events.find((e) => e.type === "assistant_message")!;
+  assert.equal(
+    (message.data as { content: string }).content,
+    "Your key is [REDACTED] and its base64 is [REDACTED].",
+  );
+  for (const event of h.events) {
+    assert.ok(!JSON.stringify(event).includes(secret.slice(0, 12)), event.type);
+  }
+});
