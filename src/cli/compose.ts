@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { redactKnownValues, type Redactor, secretEnvValues } from "../_util/redact_known_values.ts";
 import { SandboxBroker } from "../broker/sandbox_broker.ts";
@@ -44,7 +44,12 @@ export async function loadSettings(io: CliIO, flags: ConfigLayer): Promise<Setti
   // hidden, and the session journal is about to be created in it.
   await Deno.mkdir(paths.sessionsDir, { recursive: true, mode: 0o700 });
   const apiKey = io.env.ODEK_API_KEY || io.env.OPENAI_API_KEY || undefined;
-  const redact = redactKnownValues([...(apiKey ? [apiKey] : []), ...secretEnvValues(io.env)]);
+  const urlPassword = passwordOf(config.baseUrl);
+  const redact = redactKnownValues([
+    ...(apiKey ? [apiKey] : []),
+    ...(urlPassword ? [urlPassword] : []),
+    ...secretEnvValues(io.env),
+  ]);
   const store = new FileSessionStore(paths.sessionsDir, { redact });
   return { paths, config, apiKey, redact, store };
 }
@@ -58,7 +63,15 @@ export async function buildModel(
   let fetchImpl: typeof fetch | undefined;
   if (options.replay) fetchImpl = await replayFetch(resolve(options.callerDir, options.replay));
   else if (options.record) {
-    fetchImpl = recordingFetch(resolve(options.callerDir, options.record), { redact });
+    const file = resolve(options.callerDir, options.record);
+    const folder = await Deno.stat(dirname(file)).catch(() => null);
+    if (!folder?.isDirectory) {
+      throw new OdekError(
+        "USAGE",
+        `Cannot record to ${file}: the folder ${dirname(file)} does not exist. Create it first.`,
+      );
+    }
+    fetchImpl = recordingFetch(file, { redact });
   }
   if (!options.replay && !apiKey && !isLoopbackUrl(options.baseUrl)) {
     throw new OdekError(
@@ -109,7 +122,29 @@ export async function resolveWorkspace(
     ? (isAbsolute(requested) ? requested : resolve(callerDir, requested))
     : callerDir;
   const protectedRoots = protectedRootsFor(settings.paths, resolve(path), explicit);
-  const workspace = await validateWorkspace(path, { protectedRoots });
+  let workspace: string;
+  try {
+    workspace = await validateWorkspace(path, { protectedRoots });
+  } catch (error) {
+    if (error instanceof OdekError) throw error;
+    throw new OdekError(
+      "WORKSPACE_INVALID",
+      `Cannot use workspace "${path}": ${
+        (error as Error).message
+      }. Choose a plain directory with --workspace <dir>.`,
+      { cause: error },
+    );
+  }
+  // Deno flag lists are comma-separated and mount paths cannot hold control characters.
+  // deno-lint-ignore no-control-regex
+  if (/[,\u0000-\u001f]/.test(workspace)) {
+    throw new OdekError(
+      "WORKSPACE_INVALID",
+      `Cannot use workspace ${
+        JSON.stringify(workspace)
+      }: its path holds a comma or a control character, which the sandbox cannot mount. Rename it or choose another with --workspace <dir>.`,
+    );
+  }
   return { workspace, protectedRoots };
 }
 
@@ -120,6 +155,18 @@ export async function buildBroker(
   protectedRoots: string[],
   io: CliIO,
 ): Promise<{ broker: SandboxBroker; bwrapMissing: boolean }> {
+  const home = settings.paths.home;
+  if (
+    settings.config.sandbox === "bwrap" &&
+    (home === "/" || !(await Deno.stat(home).catch(() => null))?.isDirectory)
+  ) {
+    throw new OdekError(
+      "SANDBOX_UNAVAILABLE",
+      `Cannot build the sandbox: HOME is ${JSON.stringify(home)}, which ${
+        home === "/" ? "is the root directory" : "is not an existing directory"
+      }; every sandbox replaces the home directory with an empty one. Set HOME to your home directory.`,
+    );
+  }
   const deno = childDenoPath(io.env, Deno.execPath());
   if (deno.path === null) {
     throw new OdekError(
@@ -153,6 +200,15 @@ export async function buildBroker(
     broker,
     bwrapMissing: settings.config.sandbox === "bwrap" && context.bwrapPath === null,
   };
+}
+
+/** The password in a base URL's userinfo (`https://user:pass@host/v1`), to be redacted. */
+function passwordOf(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function isLoopbackUrl(url: string): boolean {

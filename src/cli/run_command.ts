@@ -26,6 +26,12 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     io.stdout.write(`${HELP_TEXT.run}\n`);
     return EXIT.ok;
   }
+  if (flags.session === "") {
+    throw new OdekError(
+      "USAGE",
+      '--session needs a name, e.g. --session fix-login. Run "odek run --help".',
+    );
+  }
   const task = await readTask(flags.positionals, io);
   const settings = await loadSettings(io, flags.layer);
   const { config, store } = settings;

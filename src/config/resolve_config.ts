@@ -77,6 +77,12 @@ async function readConfigFile(file: string): Promise<ConfigLayer> {
   let text: string;
   try {
     const info = await Deno.stat(file);
+    if (!info.isFile) {
+      throw new OdekError(
+        "CONFIG_INVALID",
+        `Cannot read ${file}: it is not a regular file. Replace it with a JSONC file or remove it.`,
+      );
+    }
     if (info.size > MAX_CONFIG_BYTES) {
       throw new OdekError(
         "CONFIG_INVALID",
@@ -94,7 +100,16 @@ async function readConfigFile(file: string): Promise<ConfigLayer> {
     );
   }
   const errors: ParseError[] = [];
-  const data = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  let data: unknown;
+  try {
+    data = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  } catch (error) {
+    throw new OdekError(
+      "CONFIG_INVALID",
+      `Cannot parse ${file}: it is nested too deeply (${(error as Error).message}). Fix the file.`,
+      { cause: error },
+    );
+  }
   if (errors.length > 0) {
     const first = errors[0];
     const { line, column } = lineColumn(text, first.offset);

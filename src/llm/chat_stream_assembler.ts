@@ -147,11 +147,20 @@ export class ChatStreamAssembler {
       );
     }
     const calls = [...this.#calls.values()].sort((a, b) => a.index - b.index);
-    const toolCalls: ToolCall[] = calls.map((call, position) => ({
-      id: call.id ?? `it${this.#options.iteration}-call${position}`,
-      type: "function",
-      function: { name: call.name, arguments: call.arguments === "" ? "{}" : call.arguments },
-    }));
+    // Ids must be unique within a message: a result answers exactly one call, and resume repair
+    // pairs them by id. A repeated id gets the deterministic one instead.
+    const seen = new Set<string>();
+    const toolCalls: ToolCall[] = calls.map((call, position) => {
+      const fallback = `it${this.#options.iteration}-call${position}`;
+      let id = call.id && !seen.has(call.id) ? call.id : fallback;
+      while (seen.has(id)) id = `${id}-dup`;
+      seen.add(id);
+      return {
+        id,
+        type: "function",
+        function: { name: call.name, arguments: call.arguments === "" ? "{}" : call.arguments },
+      };
+    });
     const text = this.#text.join("");
     const reasoning = this.#reasoning.join("");
     const message: AssistantMessage = { role: "assistant", content: text === "" ? null : text };

@@ -109,3 +109,24 @@ Deno.test("resolveConfig() names the flag of a bad value", async () => {
   assert.match(error.message, /flag --base-url/);
   assert.equal(error.code, "USAGE", "a bad flag value is a usage error (exit code 2)");
 });
+
+Deno.test("resolveConfig() refuses a config path that is not a regular file instead of reading it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(join(dir, "config.jsonc"));
+    const error = await rejection(
+      resolveConfig({ configFile: join(dir, "config.jsonc"), env: {} }),
+    );
+    assert.match(error.message, /is not a regular file/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("resolveConfig() turns a parser crash on absurd nesting into a clear error", async () => {
+  await withConfigFile("[".repeat(200_000), async (file) => {
+    const error = await rejection(resolveConfig({ configFile: file, env: {} }));
+    assert.equal(error.code, "CONFIG_INVALID");
+    assert.match(error.message, /Cannot parse .*config\.jsonc/);
+  });
+});

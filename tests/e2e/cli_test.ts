@@ -138,3 +138,44 @@ if (!Deno.env.get("DENORT_BIN")) {
     "skipping the compile test: DENORT_BIN is not set (deno compile downloads denort, which needs network; set DENORT_BIN to a denort 2.9.6 binary)",
   );
 }
+
+Deno.test("odek run refuses bad paths and names before it starts, with the fix in the message", async (t) => {
+  await using fx = await odekFixture();
+  const url = "http://127.0.0.1:9/v1";
+  const comma = join(fx.home, "..", "a,b");
+  await Deno.mkdir(comma);
+  const cases: [string, string[], Record<string, string>, number, RegExp][] = [
+    ["empty session name", ["run", "--session", "", "x"], {}, 2, /--session needs a name/],
+    [
+      "record into a missing folder",
+      ["run", "--base-url", url, "--record", "/nonexistent-dir/c.json", "x"],
+      {},
+      2,
+      /Cannot record to \/nonexistent-dir\/c\.json: the folder \/nonexistent-dir does not exist/,
+    ],
+    [
+      "workspace with a comma",
+      ["run", "--base-url", url, "--workspace", comma, "x"],
+      {},
+      1,
+      /its path holds a comma or a control character/,
+    ],
+    [
+      "HOME is /",
+      ["run", "--base-url", url, "x"],
+      { HOME: "/" },
+      1,
+      /HOME is "\/", which is the root directory/,
+    ],
+  ];
+  for (const [name, args, env, code, message] of cases) {
+    await t.step(name, async () => {
+      const result = await fx.run(args, { env });
+      assert.equal(result.code, code, result.stderr);
+      assert.match(result.stderr, message);
+      assert.doesNotMatch(result.stderr, /^\s+at /m, "no stack trace");
+    });
+  }
+  const list = await fx.run(["sessions", "list"]);
+  assert.match(list.stdout, /No sessions yet/, "nothing was created");
+});
