@@ -88,9 +88,19 @@ Deno.test("a --workspace that contains the install directory is refused, so the 
   const parent = join(fx.home, "..", "code");
   const install = join(parent, "odek");
   await copyProject(install);
-  const result = await fx.run(["run", "--base-url", "http://127.0.0.1:9/v1", "--workspace", parent, "edit odek"], {
+  const result = await fx.run([
+    "run",
+    "--base-url",
+    "http://127.0.0.1:9/v1",
+    "--workspace",
+    parent,
+    "edit odek",
+  ], {
     main: join(install, "main.ts"),
   });
   assert.equal(result.code, 1, result.stderr);
-  assert.match(result.stderr, /Cannot use workspace .*code.*: it contains odek's protected directory .*code\/odek/);
+  assert.match(
+    result.stderr,
+    /Cannot use workspace .*code.*: it contains odek's protected directory .*code\/odek/,
+  );
 });
