@@ -93,7 +93,9 @@ Deno.test("ChatStreamAssembler throws MODEL_PROTOCOL for a bad chunk or a missin
 Deno.test("ChatStreamAssembler makes repeated tool-call ids unique within a message", () => {
   const assembler = new ChatStreamAssembler({ iteration: 4 });
   for (const [index, id] of [[0, "dup"], [1, "dup"], [2, "it4-call2"], [3, "it4-call2"]] as const) {
-    assembler.push(chunk({ tool_calls: [{ index, id, function: { name: "glob", arguments: "{}" } }] }));
+    assembler.push(
+      chunk({ tool_calls: [{ index, id, function: { name: "glob", arguments: "{}" } }] }),
+    );
   }
   assembler.push(chunk({}, "tool_calls"));
   const ids = assembler.finish().message.tool_calls!.map((c) => c.id);
