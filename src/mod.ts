@@ -36,6 +36,9 @@ export { resolveConfig, type ResolveConfigOptions } from "./config/resolve_confi
 export { type TrustLevel, TrustLevelSchema } from "./config/trust_level.ts";
 export { validateWorkspace } from "./config/validate_workspace.ts";
 export type { RiskClass, Verdict, VerdictPart } from "./danger/verdict.ts";
+export type { Classifier, ClassifyContext } from "./danger/classifier.ts";
+export { createClassifier } from "./danger/create_classifier.ts";
+export { decide } from "./danger/decide.ts";
 export { BUILTIN_TOOLS, type BuiltinTool } from "./broker/builtin_tools.ts";
 export { derivePermissions } from "./broker/derive_permissions.ts";
 export { type PermissionSet, permissionSetKey } from "./broker/permission_set.ts";

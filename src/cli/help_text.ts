@@ -5,13 +5,14 @@
  */
 
 /** Help per command (`main` for `odek --help`). */
-export const HELP_TEXT: Record<"main" | "run" | "continue" | "sessions", string> = {
+export const HELP_TEXT: Record<"main" | "run" | "continue" | "sessions" | "classify", string> = {
   main: `odek — an autonomous agent runtime whose tools run in permission-scoped sandboxes
 
 Usage:
   odek run [flags] "<task>"          run a task (task from "-" or piped stdin too)
   odek continue [session] ["msg"]    resume the newest or the named session
   odek sessions list|show|export|delete
+  odek classify "<command>"          show how a shell command is classified, and the decision
   odek --version
 
 Run "odek <command> --help" for the flags of a command. Docs: docs/cli.md`,
@@ -49,4 +50,15 @@ Flags:
   show [id]            print the transcript (default: the newest session)
   export <id>          print the session as JSON ({ meta, messages }) on stdout
   delete <id>          delete the session (refused while it runs)`,
+  classify: `Usage: odek classify [flags] "<command>"
+
+Classifies a shell command with odek's danger classifier and prints every part (risk class,
+sub-command, targets), the decision at the trust level, and the reason. Nothing is run. Use "-"
+to read the command from stdin. (Runs do not consult the classifier yet: see docs/classifier.md.)
+
+Flags:
+  --trust <level>      untrusted, standard or trusted (default: config "trustLevel")
+  --workspace <dir>    the workspace paths are judged against (default: the current directory)
+  --json               print the verdict as JSON: { parts, decision, reason }
+  -h, --help           show this help`,
 };

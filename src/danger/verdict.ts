@@ -30,6 +30,8 @@ export interface VerdictPart {
   subject: string;
   /** Absolute paths (or hosts for `network`) this part touches. */
   targets: string[];
+  /** Why the part has its class, e.g. `deletes outside the workspace` (set by the classifier). */
+  detail?: string;
 }
 
 /** The classifier's verdict on a whole call. */

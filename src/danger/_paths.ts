@@ -1,0 +1,174 @@
+/**
+ * Where a path lies, lexically (the classifier never touches the file system): the workspace,
+ * `/tmp`, a protected root, a secret-bearing or startup file, the rest of the home, the system.
+ *
+ * @module
+ */
+import { posix } from "node:path";
+import { DYNAMIC } from "./_types.ts";
+
+/** The kind of place a path names. */
+export type PlaceKind =
+  | "workspace" // inside the workspace
+  | "workspace_root" // the workspace itself, or every entry of it (`*`)
+  | "tmp" // the sandbox's private /tmp
+  | "sink" // /dev/null, /dev/stdout, /dev/fd/N …: no file is touched
+  | "protected" // a protected root or inside one
+  | "secret" // credentials, keys, shell history, process environments
+  | "startup" // shell startup files: run by every later shell
+  | "home" // elsewhere in the home directory
+  | "system" // /etc, /usr, /var …
+  | "kernel" // /proc, /sys and character devices
+  | "device" // block devices and raw memory
+  | "tcp" // bash's /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT
+  | "outside" // any other absolute path
+  | "unresolved"; // depends on run-time values
+
+/** A located path. */
+export interface Place {
+  kind: PlaceKind;
+  /** Absolute, normalised path (the raw text when unresolved; the host for `tcp`). */
+  path: string;
+}
+
+const SINKS =
+  /^\/dev\/(null|zero|full|random|urandom|stdin|stdout|stderr|tty|fd\/\d+)$|^\/proc\/self\/fd\/\d+$/;
+const DEVICES =
+  /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|disk|loop|dm-|md|sr|mapper\/|mem$|kmem$|port$|nbd)/;
+const HOME_SECRETS = [
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".netrc",
+  ".git-credentials",
+  ".npmrc",
+  ".pypirc",
+  ".pgpass",
+  ".my.cnf",
+  ".docker/config.json",
+  ".kube",
+  ".azure",
+  ".password-store",
+  ".vault-token",
+  ".config/gh",
+  ".config/gcloud",
+  ".config/hub",
+  ".local/share/keyrings",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".gem/credentials",
+  ".terraform.d/credentials.tfrc.json",
+  ".bash_history",
+  ".zsh_history",
+  ".zhistory",
+  ".history",
+  ".sh_history",
+  ".python_history",
+  ".node_repl_history",
+  ".psql_history",
+  ".mysql_history",
+  ".sqlite_history",
+  ".lesshst",
+  ".local/share/fish/fish_history",
+];
+const HOME_STARTUP = [
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".bash_aliases",
+  ".profile",
+  ".zshrc",
+  ".zprofile",
+  ".zshenv",
+  ".zlogin",
+  ".zlogout",
+  ".kshrc",
+  ".cshrc",
+  ".tcshrc",
+  ".login",
+  ".logout",
+  ".config/fish",
+  ".config/autostart",
+  ".config/systemd",
+  ".gitconfig",
+  ".config/git",
+  ".inputrc",
+  ".xinitrc",
+  ".xprofile",
+];
+const SYSTEM_SECRETS = ["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/root"];
+const SYSTEM_STARTUP = ["/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/environment"];
+const SYSTEM = ["/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"]
+  .concat(["/var", "/boot", "/srv", "/snap", "/root", "/run", "/nix", "/Library", "/System"]);
+
+/** True when `path` is `root` or inside it (both absolute and normalised). */
+export function within(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
+}
+
+function underAny(path: string, roots: string[]): boolean {
+  return roots.some((root) => within(path, root));
+}
+
+/** Locates paths for one workspace, home and set of protected roots. */
+export class PathScope {
+  readonly #workspace: string;
+  readonly #home: string;
+  readonly #protected: string[];
+
+  constructor(workspace: string, home: string, protectedRoots: string[]) {
+    this.#workspace = posix.normalize(workspace);
+    this.#home = posix.normalize(home);
+    this.#protected = protectedRoots.map((root) => posix.normalize(root));
+  }
+
+  /** The workspace, normalised. */
+  get workspace(): string {
+    return this.#workspace;
+  }
+
+  /** Resolve `raw` against `cwd` (null: unknown) to a normalised absolute path, or null. */
+  resolve(raw: string, cwd: string | null): string | null {
+    if (raw.includes(DYNAMIC) || raw === "") return null;
+    if (raw.startsWith("/")) return posix.normalize(raw).replace(/(.)\/$/, "$1");
+    if (cwd === null) return null;
+    return posix.normalize(posix.join(cwd, raw)).replace(/(.)\/$/, "$1");
+  }
+
+  /** Where `raw` (relative to `cwd`) lies. */
+  locate(raw: string, cwd: string | null): Place {
+    const tcp = /^\/dev\/(?:tcp|udp)\/([^/]+)/.exec(raw);
+    if (tcp) return { kind: "tcp", path: tcp[1] };
+    const path = this.resolve(raw, cwd);
+    if (path === null) return { kind: "unresolved", path: raw.replaceAll(DYNAMIC, "$?") };
+    return { kind: this.#kindOf(path), path };
+  }
+
+  #kindOf(path: string): PlaceKind {
+    if (underAny(path, this.#protected)) return "protected";
+    const home = this.#home;
+    const inHome = home !== "/" && within(path, home);
+    // Secrets and startup files of the home stay what they are when the workspace is the home.
+    if (inHome && path !== home) {
+      const rest = path.slice(home.length + 1);
+      if (HOME_SECRETS.some((s) => within(rest, s))) return "secret";
+      if (HOME_STARTUP.some((s) => within(rest, s))) return "startup";
+    }
+    const ws = this.#workspace;
+    if (path === ws || (posix.dirname(path) === ws && /^[.]?\*$/.test(posix.basename(path)))) {
+      return "workspace_root";
+    }
+    if (within(path, ws)) return "workspace";
+    if (inHome) return "home";
+    if (within(path, "/tmp")) return "tmp";
+    if (SINKS.test(path)) return "sink";
+    if (DEVICES.test(path)) return "device";
+    if (/^\/proc\/[^/]+\/environ$/.test(path)) return "secret";
+    if (within(path, "/dev") || within(path, "/proc") || within(path, "/sys")) return "kernel";
+    if (underAny(path, SYSTEM_SECRETS)) return "secret";
+    if (underAny(path, SYSTEM_STARTUP)) return "startup";
+    if (path === "/" || underAny(path, SYSTEM)) return "system";
+    return "outside";
+  }
+}

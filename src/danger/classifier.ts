@@ -1,0 +1,64 @@
+/**
+ * The classifier's interface and the context it classifies in (design §3). Built by
+ * {@linkcode createClassifier}.
+ *
+ * @module
+ */
+import type { RiskClass, TrustLevel, Verdict, VerdictPart } from "./verdict.ts";
+
+/** Where a call would run, and the policy inputs. All paths absolute. */
+export interface ClassifyContext {
+  /** The workspace: relative paths resolve against it; writes inside it are `local_write`. */
+  workspace: string;
+  /** The user's home directory: `~` and `$HOME` expand to it. */
+  home: string;
+  /** Paths no call may read or write (`ODEK_HOME`, the install directory): touching one is `blocked`. */
+  protectedRoots: string[];
+  /** The run's trust level, for the decision. */
+  trustLevel: TrustLevel;
+  /** Classes pre-approved when `trustLevel` is `trusted` (ignored otherwise). @default [] */
+  trustedClasses?: RiskClass[];
+  /** MCP servers whose tools are `code_execution` instead of `unknown`. @default [] */
+  trustedMcpServers?: string[];
+}
+
+/** A tool call as the classifier reads it: structurally the broker's `ToolInvocation`. */
+export interface ClassifiedToolCall {
+  /** Tool name, e.g. `shell`, `read_file`, `github__create_issue`. */
+  name: string;
+  /** The call's arguments (validated or not: odd shapes classify as `unknown`). */
+  args: Record<string, unknown>;
+}
+
+/**
+ * A loaded classifier. Both methods are synchronous, pure and never throw for any input: what
+ * cannot be read classifies as `unknown`.
+ *
+ * @example Classify a command
+ * ```ts
+ * import { createClassifier } from "./create_classifier.ts";
+ * const classifier = await createClassifier();
+ * const context = { workspace: "/srv/ws", home: "/home/ada", protectedRoots: ["/home/ada/.odek"], trustLevel: "standard" as const };
+ * const parts = classifier.classifyCommand("git status && rm -rf ~/projects", context);
+ * if (!parts.some((p) => p.riskClass === "destructive")) throw new Error("missed the rm");
+ * ```
+ */
+export interface Classifier {
+  /**
+   * Classify a shell command: one part per risk found in every simple command it runs
+   * (pipeline stages, list elements, substitutions, redirects, wrapped and nested payloads).
+   *
+   * @param command the command as the shell tool would run it (`bash -c <command>`)
+   * @param context workspace, home and protected roots the paths resolve against
+   * @returns the parts; empty for a command that does nothing (`""`, a comment)
+   */
+  classifyCommand(command: string, context: ClassifyContext): VerdictPart[];
+  /**
+   * Classify a whole tool call and decide it at `context.trustLevel`.
+   *
+   * @param call the tool name and arguments
+   * @param context workspace, home, protected roots and the policy inputs
+   * @returns the verdict: parts, decision and a reason naming the part that drove it
+   */
+  classifyToolCall(call: ClassifiedToolCall, context: ClassifyContext): Verdict;
+}
