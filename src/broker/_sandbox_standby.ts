@@ -31,43 +31,66 @@ export interface StandbySpec {
 }
 
 /**
- * At most one spare sandbox per key (the rendered command line, environment and workspace).
- * Used by `runShell` in bwrap mode; owned and closed by the broker.
+ * Spares kept ready per scope. Two, so that the one a command takes was started a whole step
+ * earlier and has finished its setup even when the model answers at once.
+ */
+const SPARES_PER_KEY = 2;
+
+/**
+ * Up to {@linkcode SPARES_PER_KEY} spare sandboxes per key (the rendered command line,
+ * environment and workspace), oldest first. Used by `runShell` in bwrap mode; owned and closed
+ * by the broker.
  */
 export class SandboxStandby {
-  readonly #spares = new Map<string, Spare>();
+  readonly #spares = new Map<string, Spare[]>();
+  /** The specs used so far: {@linkcode SandboxStandby.prepare} keeps a spare ready for each. */
+  readonly #wanted = new Map<string, { spec: StandbySpec; ino: number | null }>();
   #closed = false;
 
   /**
    * Take the spare for `spec` if it is alive and still mounts the same workspace directory
-   * (same inode), else spawn a new sandbox; then start the next spare in the background.
+   * (same inode), else spawn a new sandbox. The next spare is started by
+   * {@linkcode SandboxStandby.prepare}, off the critical path (spawning blocks the thread).
    *
    * @returns a sandbox running {@linkcode STANDBY_LAUNCHER}, waiting for its command on stdin
    */
   async take(spec: StandbySpec): Promise<Deno.ChildProcess> {
     const key = JSON.stringify([spec.argv, spec.env, spec.cwd]);
     const ino = await inodeOf(spec.cwd);
-    const spare = this.#spares.get(key);
-    this.#spares.delete(key);
-    let child: Deno.ChildProcess;
-    if (spare && !spare.done && spare.ino !== null && spare.ino === ino) {
-      child = spare.child;
-    } else {
-      if (spare) void this.#discard(spare);
-      child = spawn(spec);
+    const spares = this.#spares.get(key) ?? [];
+    let child: Deno.ChildProcess | undefined;
+    while (child === undefined && spares.length > 0) {
+      const spare = spares.shift()!;
+      if (!spare.done && spare.ino !== null && spare.ino === ino) child = spare.child;
+      else void this.#discard(spare); // dead, or it mounted a workspace that was replaced
     }
-    if (!this.#closed) {
-      const next: Spare = { child: spawn(spec), ino, done: false };
-      void next.child.status.then(() => (next.done = true));
-      this.#spares.set(key, next);
-    }
+    child ??= spawn(spec);
+    if (!this.#closed) this.#wanted.set(key, { spec, ino });
     return child;
+  }
+
+  /** Top up the spares of every spec used so far. Never throws. */
+  prepare(): void {
+    for (const [key, { spec, ino }] of this.#wanted) {
+      const spares = this.#spares.get(key) ?? [];
+      this.#spares.set(key, spares);
+      try {
+        while (!this.#closed && spares.length < SPARES_PER_KEY) {
+          const next: Spare = { child: spawn(spec), ino, done: false };
+          void next.child.status.then(() => (next.done = true));
+          spares.push(next);
+        }
+      } catch {
+        this.#wanted.delete(key); // cannot spawn: commands start on demand
+      }
+    }
   }
 
   /** Kill every spare. Idempotent; later `take`s start no spares. */
   async close(): Promise<void> {
     this.#closed = true;
-    const spares = [...this.#spares.values()];
+    this.#wanted.clear();
+    const spares = [...this.#spares.values()].flat();
     this.#spares.clear();
     await Promise.all(spares.map((spare) => this.#discard(spare)));
   }

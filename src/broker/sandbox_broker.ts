@@ -146,6 +146,11 @@ export class SandboxBroker implements ToolBroker {
     }
   }
 
+  /** Start a spare sandbox for each shell scope used so far (see `_sandbox_standby.ts`). */
+  prepare(): void {
+    if (!this.#closed) this.#standby.prepare();
+  }
+
   /** Kill every tool child and every shell sandbox in flight. Idempotent; later calls fail as data. */
   async close(): Promise<void> {
     this.#closed = true;

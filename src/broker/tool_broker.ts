@@ -37,6 +37,11 @@ export interface ToolBroker {
    * those come back as `{ ok: false }`. `signal` aborts the call and kills what it started.
    */
   run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult>;
+  /**
+   * A hint that the caller is about to wait (for the model): a good moment to start what the next
+   * call will need, such as a spare sandbox. Synchronous work here must be short; never throws.
+   */
+  prepare?(): void;
   /** Stop every child this broker started. Idempotent. */
   close(): Promise<void>;
 }

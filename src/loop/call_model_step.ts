@@ -35,6 +35,9 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
   const release = (type: "text_delta" | "reasoning_delta", piece: string) => {
     if (piece !== "") context.emit(type, { text: piece });
   };
+  // While the model thinks, the broker may warm up what the next tool call needs. A timer lets the
+  // request leave first: spawning blocks the thread.
+  const warmUp = setTimeout(() => context.broker.prepare?.(), 0);
   let response;
   try {
     response = await context.model.complete(
@@ -50,6 +53,7 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
       },
     );
   } finally {
+    clearTimeout(warmUp);
     release("reasoning_delta", reasoning.flush());
     release("text_delta", text.flush());
   }

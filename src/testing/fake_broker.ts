@@ -39,6 +39,8 @@ export class FakeBroker implements ToolBroker {
   maxConcurrent = 0;
   /** Whether {@linkcode FakeBroker.close} was called. */
   closed = false;
+  /** How often the caller hinted it was about to wait (see `ToolBroker.prepare`). */
+  prepareCalls = 0;
   readonly #handler: FakeToolHandler;
   #running = 0;
 
@@ -65,6 +67,11 @@ export class FakeBroker implements ToolBroker {
       call.endedAt = performance.now();
     }
     return call.result;
+  }
+
+  /** Count the hint. */
+  prepare(): void {
+    this.prepareCalls += 1;
   }
 
   /** Mark the broker closed. */

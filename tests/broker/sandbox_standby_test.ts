@@ -5,6 +5,14 @@ import type { ToolResult } from "../../src/broker/tool_broker.ts";
 import { makeSandboxFixture, sandboxTest } from "../_helpers/sandbox.ts";
 import { processesWith, survivorsOf } from "./_processes.ts";
 
+/** Spares that carry the marker, once their bwrap has exec'd (a fresh spawn may not have yet). */
+async function sparesRunning(): Promise<number> {
+  for (let i = 0; i < 40 && processesWith("odek-standby").length === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return processesWith("odek-standby").length;
+}
+
 function output(result: ToolResult): string {
   assert.ok(result.ok, result.ok ? "" : result.error.message);
   return result.output;
@@ -26,12 +34,15 @@ sandboxTest(
         output(await shell("c1", "echo first > /tmp/scratch && cat /tmp/scratch")),
         /stdout:\nfirst\n/,
       );
+      assert.equal(processesWith("odek-standby").length, 0, "no spare before prepare()");
+      broker.prepare(); // the loop calls this while it waits for the model
       // bwrap, its init and the waiting bash all carry the marker.
-      assert.ok(processesWith("odek-standby").length > 0, "a spare waits for the next command");
+      assert.ok(await sparesRunning() > 0, "a spare waits for the next command");
       // The next command runs in the spare: a sandbox of its own, so /tmp is empty again.
       const second = await shell("c2", "ls -A /tmp; echo done");
       assert.match(output(second), /stdout:\ndone\n/);
-      assert.ok(processesWith("odek-standby").length > 0, "the spare was replaced");
+      broker.prepare();
+      assert.ok(await sparesRunning() > 0, "the spares were topped up");
     } finally {
       await broker.close();
     }
@@ -50,6 +61,8 @@ sandboxTest(
     });
     try {
       output(await broker.run({ id: "c1", name: "shell", args: { command: "true" } }));
+      broker.prepare();
+      assert.ok(await sparesRunning() > 0, "a spare mounted the original workspace");
       // Swap the workspace for a new directory at the same path while the spare waits.
       await Deno.rename(f.workspace, `${f.workspace}.old`);
       await Deno.mkdir(f.workspace);

@@ -239,3 +239,12 @@ Deno.test("runAgent() redacts secrets in streamed text even when they straddle d
     assert.ok(!JSON.stringify(event).includes(secret.slice(0, 12)), event.type);
   }
 });
+
+Deno.test("runAgent() lets the broker warm up while each model request is in flight", async () => {
+  const h = harness([
+    { toolCalls: [{ id: "a", name: "shell", arguments: { command: "true" } }], delayMs: 30 },
+    { text: "done", delayMs: 30 },
+  ], () => ok("x"));
+  await h.run();
+  assert.equal(h.broker.prepareCalls, 2, "one hint per model request");
+});
