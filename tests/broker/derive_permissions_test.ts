@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { derivePermissions } from "../../src/broker/derive_permissions.ts";
 import type { PermissionSet } from "../../src/broker/permission_set.ts";
 import type { ToolInvocation } from "../../src/broker/tool_broker.ts";
-import type { RiskClass, TrustLevel, Verdict } from "../../src/danger/verdict.ts";
+import {
+  type RiskClass,
+  RiskClassSchema,
+  type TrustLevel,
+  type Verdict,
+} from "../../src/danger/verdict.ts";
 
 const WS = "/srv/ws";
 const CONTEXT = { workspace: WS, protectedRoots: ["/home/u/.odek", "/opt/odek"] };
@@ -12,17 +17,7 @@ const TOOLS: ToolInvocation[] = [
   { id: "c3", name: "glob", args: { pattern: "*" } },
   { id: "c4", name: "shell", args: { command: "echo hi > /etc/motd" } },
 ];
-const CLASSES: RiskClass[] = [
-  "read",
-  "local_write",
-  "code_execution",
-  "network",
-  "system_write",
-  "destructive",
-  "privileged",
-  "unknown",
-  "blocked",
-];
+const CLASSES: readonly RiskClass[] = RiskClassSchema.options;
 const TRUST_LEVELS: TrustLevel[] = ["untrusted", "standard", "trusted"];
 const TARGETS = ["/etc/motd", "notes/x.txt"];
 
