@@ -157,7 +157,10 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown, where: string): s
   const path = issue.path.map(String).join(".");
   if (issue.code === "unrecognized_keys") {
     const keys = issue.keys.map((k) => (path ? `${path}.${k}` : k)).join(", ");
-    return `Invalid configuration in ${where}: unknown key ${keys}. Remove it or check its spelling (see docs/configuration.md).`;
+    const known = Object.keys(getPath(DEFAULT_CONFIG, issue.path.map(String)) as object ?? {});
+    const guess = closest(issue.keys[0], known);
+    const hint = guess ? ` Did you mean "${path ? `${path}.${guess}` : guess}"?` : "";
+    return `Invalid configuration in ${where}: unknown key ${keys}.${hint} Remove it or check its spelling (see docs/configuration.md).`;
   }
   const value = JSON.stringify(getPath(data, issue.path.map(String)));
   return `Invalid configuration in ${where} at "${path || "(root)"}": got ${
@@ -184,6 +187,26 @@ function expected(issue: z.core.$ZodIssue): string {
     default:
       return issue.message.replace(/^Invalid input: /, "").toLowerCase();
   }
+}
+
+/** The known key within edit distance 2 of `key` (case-insensitive), if any. */
+function closest(key: string, known: string[]): string | undefined {
+  const distance = (a: string, b: string): number => {
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      let diagonal = row[0];
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const above = row[j];
+        row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+        diagonal = above;
+      }
+    }
+    return row[b.length];
+  };
+  const scored = known.map((k) => [k, distance(key.toLowerCase(), k.toLowerCase())] as const);
+  const best = scored.sort((x, y) => x[1] - y[1])[0];
+  return best && best[1] <= 2 ? best[0] : undefined;
 }
 
 function flagName(path: string): string {

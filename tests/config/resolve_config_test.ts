@@ -80,7 +80,10 @@ Deno.test("resolveConfig() names the file, key path, value and expected shape of
 Deno.test("resolveConfig() refuses unknown keys with their path", async () => {
   await withConfigFile(`{ "budgets": { "maxIteration": 3 } }`, async (file) => {
     const error = await rejection(resolveConfig({ configFile: file, env: {} }));
-    assert.match(error.message, /unknown key budgets\.maxIteration/);
+    assert.match(
+      error.message,
+      /unknown key budgets\.maxIteration\. Did you mean "budgets\.maxIterations"\?/,
+    );
   });
 });
 
@@ -128,5 +131,12 @@ Deno.test("resolveConfig() turns a parser crash on absurd nesting into a clear e
     const error = await rejection(resolveConfig({ configFile: file, env: {} }));
     assert.equal(error.code, "CONFIG_INVALID");
     assert.match(error.message, /Cannot parse .*config\.jsonc/);
+  });
+});
+
+Deno.test("resolveConfig() suggests nothing for a key far from every known one", async () => {
+  await withConfigFile(`{ "frobnicate": true }`, async (file) => {
+    const error = await rejection(resolveConfig({ configFile: file, env: {} }));
+    assert.match(error.message, /unknown key frobnicate\. Remove it/);
   });
 });
