@@ -39,6 +39,14 @@ export type { RiskClass, Verdict, VerdictPart } from "./danger/verdict.ts";
 export type { Classifier, ClassifyContext } from "./danger/classifier.ts";
 export { createClassifier } from "./danger/create_classifier.ts";
 export { decide } from "./danger/decide.ts";
+export {
+  type ApprovalAnswer,
+  type ApprovalRequest,
+  type Approver,
+  NonInteractiveApprover,
+  parseYesFlag,
+  TerminalApprover,
+} from "./approval/mod.ts";
 export { BUILTIN_TOOLS, type BuiltinTool } from "./broker/builtin_tools.ts";
 export { derivePermissions } from "./broker/derive_permissions.ts";
 export { type PermissionSet, permissionSetKey } from "./broker/permission_set.ts";

@@ -1,0 +1,194 @@
+/**
+ * The interactive approver: asks the person at the controlling terminal.
+ *
+ * @module
+ */
+import type { RiskClass } from "../danger/verdict.ts";
+import type { ApprovalAnswer, ApprovalCall, ApprovalRequest, Approver } from "./approver.ts";
+import { ApprovalMemory } from "./approval_memory.ts";
+import { askingClasses } from "./asking_classes.ts";
+import { renderCall } from "./_render_call.ts";
+import { type PromptWriter, TtyLines } from "./_tty_lines.ts";
+
+export type { PromptWriter };
+
+/** Options for {@linkcode TerminalApprover}. */
+export interface TerminalApproverOptions {
+  /** The terminal device answers are read from. Tests pass a missing path. @default "/dev/tty" */
+  ttyPath?: string;
+  /**
+   * Where the prompt is written. Not the terminal device itself: Deno 2.9 lets a program open
+   * `/dev/tty` for reading with `--allow-read` but requires `--allow-all` to open it for writing.
+   * @default Deno.stderr
+   */
+  output?: PromptWriter;
+  /** Grants and friction state for this run. @default new ApprovalMemory() */
+  memory?: ApprovalMemory;
+  /** Unrecognised answers tolerated per call before it is denied. @default 3 */
+  maxAttempts?: number;
+}
+
+/**
+ * Asks at the controlling terminal (design §3, odek-go §5.2): answers are read from `/dev/tty`,
+ * never from standard input, so piped input cannot answer. The prompt goes to `output`
+ * (standard error by default). Per batch it prints one prompt listing every
+ * asking call in full (tool, the whole command, path or preview with control characters made
+ * visible, each part's class, subject and targets, and the reason), then asks per call:
+ *
+ * - `y`: run it once; `a`: run it and approve its classes for the rest of the run (offered only
+ *   when no class is `destructive`, `privileged` or `unknown`); `n`: refuse, then an optional
+ *   reason passed to the model.
+ * - Friction: when {@linkcode ApprovalMemory.needsFriction} holds (3 approvals of a class within
+ *   60 s), only the typed word `approve` runs the call (once).
+ * - Calls whose classes were all granted with `a` earlier are approved without asking.
+ * - If the terminal cannot be opened (no controlling terminal), every asking call is denied with
+ *   a reason saying so. End of input denies the remaining calls.
+ *
+ * @example Without a terminal every ask is denied
+ * ```ts
+ * import { TerminalApprover } from "./terminal_approver.ts";
+ * const approver = new TerminalApprover({ ttyPath: "/nonexistent/tty" });
+ * const [answer] = await approver.decide({ calls: [{
+ *   callId: "c1", toolName: "shell", args: { command: "curl example.com" },
+ *   verdict: { decision: "ask", reason: "curl: network", parts: [{ riskClass: "network", subject: "curl", targets: [] }] },
+ * }] });
+ * if (answer.approved || !/no terminal/.test(answer.reason ?? "")) throw new Error(answer.reason);
+ * ```
+ */
+export class TerminalApprover implements Approver {
+  readonly #ttyPath: string;
+  readonly #output: PromptWriter;
+  readonly #memory: ApprovalMemory;
+  readonly #maxAttempts: number;
+
+  /** @param options terminal path, run memory and attempts */
+  constructor(options: TerminalApproverOptions = {}) {
+    this.#ttyPath = options.ttyPath ?? "/dev/tty";
+    this.#output = options.output ?? Deno.stderr;
+    this.#memory = options.memory ?? new ApprovalMemory();
+    this.#maxAttempts = options.maxAttempts ?? 3;
+  }
+
+  /**
+   * Ask about every call of the batch.
+   *
+   * @param request the asking calls
+   * @param signal aborting closes the terminal and rejects with `signal.reason`
+   * @returns one answer per call, in order
+   */
+  async decide(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalAnswer[]> {
+    signal?.throwIfAborted();
+    const calls = request.calls.map((call) => ({ call, classes: askingClasses(call.verdict) }));
+    if (calls.every(({ classes }) => this.#memory.isGranted(classes))) {
+      return calls.map(({ call }) => grantedAnswer(call));
+    }
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(this.#ttyPath, { read: true });
+    } catch (error) {
+      const why = `no terminal was available to ask the operator (cannot open ${this.#ttyPath}: ` +
+        `${error instanceof Error ? error.message : String(error)})`;
+      return calls.map(({ call, classes }) =>
+        this.#memory.isGranted(classes) ? grantedAnswer(call) : {
+          callId: call.callId,
+          approved: false,
+          scope: "once" as const,
+          reason: `Denied: ${why}; run odek from a terminal, or with --yes / --yes=<class>`,
+        }
+      );
+    }
+    let closed = false;
+    const close = () => {
+      if (!closed) file.close();
+      closed = true;
+    };
+    signal?.addEventListener("abort", close, { once: true });
+    try {
+      const tty = new TtyLines(file, this.#output);
+      const plural = calls.length === 1 ? "" : "s";
+      const listing = calls.map(({ call, classes }, i) => renderCall(i + 1, call, classes));
+      await tty.write(
+        `\nodek asks before running ${calls.length} tool call${plural}:\n${listing.join("\n")}\n`,
+      );
+      const answers: ApprovalAnswer[] = [];
+      for (const [i, { call, classes }] of calls.entries()) {
+        answers.push(await this.#ask(tty, i + 1, call, classes));
+      }
+      return answers;
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw error;
+    } finally {
+      signal?.removeEventListener("abort", close);
+      close();
+    }
+  }
+
+  async #ask(
+    tty: TtyLines,
+    n: number,
+    call: ApprovalCall,
+    classes: RiskClass[],
+  ): Promise<ApprovalAnswer> {
+    const deny = (reason: string): ApprovalAnswer => ({
+      callId: call.callId,
+      approved: false,
+      scope: "once",
+      reason,
+    });
+    if (this.#memory.isGranted(classes)) return grantedAnswer(call);
+    const friction = this.#memory.needsFriction(classes);
+    const offerAlways = !friction && this.#memory.canGrant(classes);
+    const question = friction
+      ? `Call ${n}: you approved ${classes.join(", ")} several times in the last minute. ` +
+        `Type the word approve to run it once, or n to refuse: `
+      : `Call ${n} (${call.toolName}): y = yes once${
+        offerAlways ? `, a = always for ${classes.join(", ")} in this run` : ""
+      }, n = no: `;
+    for (let attempt = 0; attempt < this.#maxAttempts; attempt++) {
+      await tty.write(question);
+      const line = await tty.readLine();
+      if (line === null) return deny("Denied: the terminal closed before the operator answered");
+      const answer = line.trim().toLowerCase();
+      if (answer === "n" || answer === "no") {
+        await tty.write("Reason for the model (optional, Enter to skip): ");
+        const reason = (await tty.readLine())?.trim() ?? "";
+        return deny(`Denied by the operator${reason ? `: ${reason}` : ""}`);
+      }
+      if (friction ? answer === "approve" : answer === "y" || answer === "yes") {
+        this.#memory.recordApproval(classes);
+        return {
+          callId: call.callId,
+          approved: true,
+          scope: "once",
+          reason: "approved by the operator",
+        };
+      }
+      if (offerAlways && answer === "a") {
+        this.#memory.recordApproval(classes);
+        this.#memory.grant(classes);
+        return {
+          callId: call.callId,
+          approved: true,
+          scope: "class",
+          reason: `approved by the operator for ${classes.join(", ")} for the rest of the run`,
+        };
+      }
+      await tty.write(
+        friction
+          ? `Please type approve or n.\n`
+          : `Please answer y, ${offerAlways ? "a, " : ""}or n.\n`,
+      );
+    }
+    return deny(`Denied: no valid answer after ${this.#maxAttempts} attempts`);
+  }
+}
+
+function grantedAnswer(call: ApprovalCall): ApprovalAnswer {
+  return {
+    callId: call.callId,
+    approved: true,
+    scope: "class",
+    reason: "approved earlier in this run for its classes",
+  };
+}
