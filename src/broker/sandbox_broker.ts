@@ -106,7 +106,7 @@ export class SandboxBroker implements ToolBroker {
       throw error;
     }
     const { context, trustLevel } = this.#options;
-    const verdict = fixedVerdict({ name, args });
+    const verdict = invocation.verdict ?? fixedVerdict({ name, args });
     const refused = verdict.decision === "deny" ||
       verdict.parts.some((part) => part.riskClass === "blocked");
     if (refused) return failure("denied", `${name} was refused: ${verdict.reason}`);

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Verdict } from "../danger/verdict.ts";
 
 /** Why a tool call failed; returned to the model, never thrown. */
 export type ToolErrorKind =
@@ -28,6 +29,12 @@ export interface ToolInvocation {
   name: string;
   /** Validated arguments. */
   args: Record<string, unknown>;
+  /**
+   * The classifier's verdict on this call, already approved by the caller (an `ask` verdict here
+   * means the operator said yes). Its parts decide the call's scope. @default the fixed safe
+   * scope of `fixedVerdict`
+   */
+  verdict?: Verdict;
 }
 
 /** Runs tool calls. Implementations must be safe to call concurrently. */

@@ -7,7 +7,13 @@
 import { dirname, isAbsolute, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { redactKnownValues, type Redactor, secretEnvValues } from "../_util/redact_known_values.ts";
+import { NonInteractiveApprover } from "../approval/non_interactive_approver.ts";
+import { TerminalApprover } from "../approval/terminal_approver.ts";
 import { SandboxBroker } from "../broker/sandbox_broker.ts";
+import type { ClassifyContext } from "../danger/classifier.ts";
+import { createClassifier } from "../danger/create_classifier.ts";
+import type { RiskClass } from "../danger/verdict.ts";
+import type { ToolGate } from "../loop/gate_tool_calls.ts";
 import { sandboxContextFromEnvironment } from "../broker/sandbox_context.ts";
 import type { ConfigLayer, OdekConfig } from "../config/odek_config.ts";
 import { type OdekPaths, resolveOdekPaths } from "../config/odek_paths.ts";
@@ -208,6 +214,41 @@ function passwordOf(url: string): string | undefined {
     return decodeURIComponent(new URL(url).password) || undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The approval gate of a run: the danger classifier at the run's trust level, and the approver:
+ * `--yes` policy when given, else the terminal when odek has one, else deny every ask.
+ */
+export async function buildGate(
+  settings: Settings,
+  workspace: string,
+  protectedRoots: string[],
+  yes: "all" | RiskClass[] | undefined,
+): Promise<ToolGate> {
+  const classifier = await createClassifier();
+  const context: ClassifyContext = {
+    workspace,
+    home: settings.paths.home,
+    protectedRoots,
+    trustLevel: settings.config.trustLevel,
+  };
+  const approver = yes !== undefined
+    ? new NonInteractiveApprover({ yes })
+    : (await hasTerminal())
+    ? new TerminalApprover()
+    : new NonInteractiveApprover();
+  return { classify: (call) => classifier.classifyToolCall(call, context), approver };
+}
+
+/** Whether this process has a controlling terminal to ask on. */
+async function hasTerminal(): Promise<boolean> {
+  try {
+    (await Deno.open("/dev/tty", { read: true })).close();
+    return true;
+  } catch {
+    return false;
   }
 }
 

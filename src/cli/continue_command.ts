@@ -7,6 +7,7 @@ import { OdekError } from "../_util/odek_error.ts";
 import type { CliIO } from "./cli_io.ts";
 import {
   buildBroker,
+  buildGate,
   buildModel,
   loadSettings,
   resolveWorkspace,
@@ -109,6 +110,7 @@ export async function continueSession(
         `Session ${id} has nothing left to do (its last turn is a final answer): give it a message, e.g. odek continue ${id} "next step".`,
       );
     }
+    const gate = await buildGate(settings, workspace, protectedRoots, flags.yes);
     const { broker } = await buildBroker(settings, workspace, protectedRoots, io);
     const patch = {
       ...(model !== meta.model ? { model } : {}),
@@ -137,6 +139,7 @@ export async function continueSession(
       sandbox: settings.config.sandbox,
       redact: settings.redact,
       resumed: true,
+      gate,
     });
   } finally {
     await session.close();

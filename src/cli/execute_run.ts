@@ -11,6 +11,7 @@ import { builtinToolSpecs } from "../loop/builtin_tool_specs.ts";
 import type { ToolBroker } from "../broker/tool_broker.ts";
 import type { Model } from "../llm/model.ts";
 import { makeRunEvent, newRunId } from "../loop/make_run_event.ts";
+import type { ToolGate } from "../loop/gate_tool_calls.ts";
 import { runAgent } from "../loop/run_agent.ts";
 import type { RunEvent } from "../loop/run_event.ts";
 import type { RunStats } from "../loop/run_stats.ts";
@@ -33,6 +34,8 @@ export interface ExecuteRunOptions {
   sandbox: string;
   redact: ((text: string) => string) & { forms?: readonly string[] };
   resumed: boolean;
+  /** Classifies and approves tool calls. */
+  gate?: ToolGate;
 }
 
 /**
@@ -91,6 +94,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       onEvent: emit,
       signal: controller.signal,
       redact: options.redact,
+      ...(options.gate ? { gate: options.gate } : {}),
     });
     renderer?.close();
     const id = session.meta.id;

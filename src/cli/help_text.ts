@@ -31,6 +31,10 @@ Flags:
   --json                  print run events as JSON lines on stdout (odek.event/v1)
   --record <file>         record every model request and streamed response to a cassette
   --replay <file>         answer model requests from a cassette, with no network
+  --trust <level>         untrusted (reads only), standard (default), trusted
+  --yes[=<class>,…]       approve every call that asks (except destructive, privileged,
+                          unknown), or exactly the named classes; without it, asks go to the
+                          terminal, and are denied when there is none
   -h, --help              show this help
 
 The API key is read only from ODEK_API_KEY or OPENAI_API_KEY.
@@ -43,7 +47,7 @@ and not re-run. With a message, it is added as the next user turn.
 
 Flags:
   --model <id>  --base-url <url>  --workspace <dir>  --max-iterations <n>
-  --json  --record <file>  --replay <file>  -h, --help`,
+  --json  --record <file>  --replay <file>  --trust <level>  --yes[=<class>,…]  -h, --help`,
   sessions: `Usage: odek sessions <list|show|export|delete> [id]
 
   list                 sessions, newest first
@@ -54,7 +58,7 @@ Flags:
 
 Classifies a shell command with odek's danger classifier and prints every part (risk class,
 sub-command, targets), the decision at the trust level, and the reason. Nothing is run. Use "-"
-to read the command from stdin. (Runs do not consult the classifier yet: see docs/classifier.md.)
+to read the command from stdin. Runs use the same classifier for every tool call.
 
 Flags:
   --trust <level>      untrusted, standard or trusted (default: config "trustLevel")

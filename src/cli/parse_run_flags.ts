@@ -5,7 +5,9 @@
  */
 import { parseArgs } from "node:util";
 import { OdekError } from "../_util/odek_error.ts";
+import { parseYesFlag } from "../approval/parse_yes_flag.ts";
 import type { ConfigLayer } from "../config/odek_config.ts";
+import type { RiskClass } from "../danger/verdict.ts";
 
 /** Parsed flags of `run`/`continue`. */
 export interface RunFlags {
@@ -17,6 +19,8 @@ export interface RunFlags {
   json: boolean;
   record?: string;
   replay?: string;
+  /** `--yes` (every ask but destructive/privileged/unknown) or `--yes=<class>,…` (exactly those). */
+  yes?: "all" | RiskClass[];
   help: boolean;
   positionals: string[];
 }
@@ -29,6 +33,8 @@ const SHARED = {
   json: { type: "boolean" },
   record: { type: "string" },
   replay: { type: "string" },
+  trust: { type: "string" },
+  yes: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 const RUN_ONLY = { session: { type: "string" }, system: { type: "string" } } as const;
@@ -49,7 +55,8 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
   let parsed;
   try {
     parsed = parseArgs({
-      args,
+      // A bare --yes means every askable class; parseArgs needs it spelled with a value.
+      args: args.map((arg) => (arg === "--yes" ? "--yes=all" : arg)),
       options: command === "run" ? { ...SHARED, ...RUN_ONLY } : SHARED,
       allowPositionals: true,
       strict: true,
@@ -67,6 +74,7 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
   const layer: ConfigLayer = {};
   if (typeof v.model === "string") layer.model = v.model;
   if (typeof v["base-url"] === "string") layer.baseUrl = v["base-url"];
+  if (typeof v.trust === "string") layer.trustLevel = v.trust as ConfigLayer["trustLevel"];
   if (typeof v["max-iterations"] === "string") {
     const raw = v["max-iterations"];
     if (!/^\d+$/.test(raw)) {
@@ -85,6 +93,7 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
     json: v.json === true,
     record: v.record as string | undefined,
     replay: v.replay as string | undefined,
+    ...(typeof v.yes === "string" ? { yes: parseYesFlag(v.yes === "all" ? true : v.yes) } : {}),
     help: v.help === true,
     positionals: parsed.positionals,
   };

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
 import type { CliIO } from "./cli_io.ts";
-import { buildBroker, buildModel, loadSettings, resolveWorkspace } from "./compose.ts";
+import { buildBroker, buildGate, buildModel, loadSettings, resolveWorkspace } from "./compose.ts";
 import { executeRun } from "./execute_run.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
@@ -52,6 +52,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     replay: flags.replay,
     callerDir: io.callerDir,
   });
+  const gate = await buildGate(settings, workspace, protectedRoots, flags.yes);
   const { broker, bwrapMissing } = await buildBroker(settings, workspace, protectedRoots, io);
   if (bwrapMissing) {
     io.stderr.write(
@@ -89,6 +90,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     sandbox: config.sandbox,
     redact: settings.redact,
     resumed: false,
+    gate,
   });
 }
 

@@ -10,6 +10,7 @@ import type { BuiltinTool } from "../broker/builtin_tools.ts";
 import type { ToolBroker } from "../broker/tool_broker.ts";
 import type { Model, ToolSpec } from "../llm/model.ts";
 import { callModelStep } from "./call_model_step.ts";
+import type { ToolGate } from "./gate_tool_calls.ts";
 import type { RunContext, TranscriptJournal } from "./run_context.ts";
 import { makeRunEvent } from "./make_run_event.ts";
 import type { RunEventSink } from "./run_event.ts";
@@ -30,6 +31,8 @@ export interface RunAgentOptions {
   maxIterations?: number;
   /** Tool calls of one reply that run at once. @default 4 */
   maxToolParallel?: number;
+  /** Classifies each call and asks the approver about those that ask. @default none: every call runs */
+  gate?: ToolGate;
   /** 128-bit hex id of this run. */
   runId: string;
   sessionId?: string;
@@ -83,6 +86,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     messages: [...options.messages],
     stats,
     maxToolParallel: options.maxToolParallel ?? 4,
+    ...(options.gate ? { gate: options.gate } : {}),
     signal,
     now,
     redact: options.redact ?? ((text) => text),

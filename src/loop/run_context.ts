@@ -9,6 +9,7 @@ import type { ToolBroker } from "../broker/tool_broker.ts";
 import type { Model, ToolSpec } from "../llm/model.ts";
 import type { RunEventData, RunEventType } from "./run_event.ts";
 import type { RunStats } from "./run_stats.ts";
+import type { ToolGate } from "./gate_tool_calls.ts";
 
 /** The journal the loop appends to: an open session satisfies it. */
 export interface TranscriptJournal {
@@ -27,6 +28,8 @@ export interface RunContext {
   readonly messages: ChatMessage[];
   readonly stats: RunStats;
   readonly maxToolParallel: number;
+  /** Classifies and approves tool calls; without it every call runs (the broker's fixed scope). */
+  readonly gate?: ToolGate;
   readonly signal: AbortSignal;
   readonly now: () => number;
   /** Applied to everything emitted; `forms` (see `Redactor`) enables redaction across deltas. */

@@ -46,6 +46,10 @@ export interface RunEventData {
     /** The error message (redacted), whole. */
     message: string;
   };
+  /** Some calls of a batch asked: the approver is being consulted. */
+  approval_requested: { call_ids: string[]; classes: string[] };
+  /** The approver's answer for one call. */
+  approval_answered: { call_id: string; approved: boolean; scope: string; reason?: string };
   /** Tool calls left without a result by a crash got a synthetic "interrupted" result on resume. */
   session_repaired: { tool_call_ids: string[] };
   session_saved: { message_count: number };

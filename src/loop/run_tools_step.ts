@@ -7,6 +7,7 @@
  */
 import type { AssistantMessage, ToolCall, ToolMessage } from "../_util/chat_message.ts";
 import type { ToolResult } from "../broker/tool_broker.ts";
+import { gateToolCalls, type PreparedCall } from "./gate_tool_calls.ts";
 import { prepareToolCall } from "./prepare_tool_call.ts";
 import type { RunContext } from "./run_context.ts";
 import { toolResultContent } from "./tool_result_content.ts";
@@ -26,12 +27,15 @@ export async function runToolsStep(context: RunContext, message: AssistantMessag
   const calls = message.tool_calls ?? [];
   const results: (ToolMessage | undefined)[] = new Array(calls.length);
   const digests = await Promise.all(calls.map((call) => sha256Hex(call.function.arguments)));
+  const prepared = calls.map((call) => prepareToolCall(call, context.tools));
+  // One approval request per batch, before anything in it runs.
+  const gated = context.gate ? await gateToolCalls(context, context.gate, prepared) : prepared;
   let journalChain: Promise<void> = Promise.resolve();
   let next = 0;
   const worker = async () => {
     while (next < calls.length) {
       const index = next++;
-      const result = await runOne(context, calls[index], digests[index]);
+      const result = await runOne(context, calls[index], digests[index], gated[index]);
       const toolMessage: ToolMessage = {
         role: "tool",
         tool_call_id: calls[index].id,
@@ -61,6 +65,7 @@ async function runOne(
   context: RunContext,
   call: ToolCall,
   argsSha256: string,
+  prepared: PreparedCall,
 ): Promise<ToolResult> {
   const name = call.function.name;
   const argsText = context.redact(call.function.arguments || "{}");
@@ -73,7 +78,6 @@ async function runOne(
     args_bytes: argsBytes,
   }, { tool: name });
   const started = context.now();
-  const prepared = prepareToolCall(call, context.tools);
   let result: ToolResult;
   if ("refusal" in prepared) {
     result = prepared.refusal;

@@ -39,6 +39,8 @@ export interface RunOptions {
   cwd?: string;
   /** Another main.ts (a copy of the project). */
   main?: string;
+  /** Start odek in a new session (`setsid`), with no controlling terminal to ask on. */
+  noTerminal?: boolean;
 }
 
 /** What an odek run printed and how it exited. */
@@ -73,8 +75,13 @@ export async function odekFixture(): Promise<OdekFixture> {
     DENO_DIR: denoDir(),
   };
   const command = (args: string[], options: RunOptions, stdin: "piped" | "null") =>
-    new Deno.Command(Deno.execPath(), {
-      args: [...ODEK_FLAGS, options.main ?? join(ROOT, "main.ts"), ...args],
+    new Deno.Command(options.noTerminal ? "setsid" : Deno.execPath(), {
+      args: [
+        ...(options.noTerminal ? ["-w", Deno.execPath()] : []),
+        ...ODEK_FLAGS,
+        options.main ?? join(ROOT, "main.ts"),
+        ...args,
+      ],
       env: { ...env, ...options.env },
       clearEnv: true,
       cwd: options.cwd ?? workspace,

@@ -7,13 +7,16 @@ import { odekFixture, toolMessages } from "./_odek.ts";
 sandboxTest("a fresh ODEK_HOME outside HOME is hidden from the first run's shell", async () => {
   await using fx = await odekFixture();
   const odekHome = join(fx.home, "..", "fresh-odek-home"); // does not exist yet
+  // The path comes from a file the classifier cannot read ahead of time, so it classifies the
+  // command as a plain read and lets it run: only the sandbox stands in the way.
+  await Deno.writeTextFile(join(fx.workspace, "target"), odekHome);
   await using server = await startFakeOpenAIServer({
     turns: [
       {
         toolCalls: [{
           id: "peek",
           name: "shell",
-          arguments: { command: `ls -A ${odekHome}/sessions; cat ${odekHome}/sessions/*.jsonl` },
+          arguments: { command: 'p=$(cat target); ls -A "$p/sessions"; cat "$p"/sessions/*.jsonl' },
         }],
       },
       { text: "done" },

@@ -23,6 +23,9 @@ sandboxTest(
     await Deno.writeTextFile(join(install, "data", "sentinel"), "keep me\n");
     await Deno.writeTextFile(join(fx.odekHome, "config.jsonc"), '{ "model": "from-config" }\n');
     await Deno.writeTextFile(join(fx.home, "secret.txt"), "home secret\n");
+    await Deno.writeTextFile(join(fx.workspace, "p1"), join(fx.odekHome, "config.jsonc"));
+    await Deno.writeTextFile(join(fx.workspace, "p2"), join(fx.home, "secret.txt"));
+    await Deno.writeTextFile(join(fx.workspace, "p3"), join(install, "data"));
     await using server = await startFakeOpenAIServer({
       turns: [
         {
@@ -33,18 +36,26 @@ sandboxTest(
           }],
         },
         {
+          // Named directly, the classifier refuses these before anything runs.
           toolCalls: [
             {
-              id: "home_cfg",
+              id: "cfg_direct",
               name: "shell",
               arguments: { command: `cat ${join(fx.odekHome, "config.jsonc")}` },
             },
             {
-              id: "real_home",
+              id: "install_direct",
               name: "shell",
-              arguments: { command: `cat ${join(fx.home, "secret.txt")}` },
+              arguments: { command: `ls ${join(install, "data")}` },
             },
-            { id: "install", name: "shell", arguments: { command: `ls ${join(install, "data")}` } },
+          ],
+        },
+        {
+          // Reached through paths kept in files, the classifier cannot know them: the sandbox must hold.
+          toolCalls: [
+            { id: "home_cfg", name: "shell", arguments: { command: 'cat "$(cat p1)"' } },
+            { id: "real_home", name: "shell", arguments: { command: 'cat "$(cat p2)"' } },
+            { id: "install", name: "shell", arguments: { command: 'ls "$(cat p3)"' } },
           ],
         },
         { text: "done" },
@@ -65,7 +76,10 @@ sandboxTest(
     assert.equal(result.code, 0, result.stderr);
     const [incident] = toolMessages(server.requests[1].body);
     assert.match(incident.content, /^exit code 0[\s\S]*stdout:\nx\n/);
-    const [cfg, home, installLs] = toolMessages(server.requests[2].body).slice(-3);
+    const [cfgDirect, installDirect] = toolMessages(server.requests[2].body).slice(-2);
+    assert.match(cfgDirect.content, /^error \(denied\): Not run: .*protected root/);
+    assert.match(installDirect.content, /^error \(denied\): Not run: .*protected root/);
+    const [cfg, home, installLs] = toolMessages(server.requests[3].body).slice(-3);
     assert.match(cfg.content, /^error \(failed\): exit code [1-9][\s\S]*No such file or directory/);
     assert.doesNotMatch(cfg.content, /from-config/);
     assert.match(

@@ -248,3 +248,72 @@ Deno.test("runAgent() lets the broker warm up while each model request is in fli
   await h.run();
   assert.equal(h.broker.prepareCalls, 2, "one hint per model request");
 });
+
+Deno.test("runAgent() gates a batch: deny is refused, allow runs, every ask goes to the approver in one request", async () => {
+  const verdicts: Record<string, "allow" | "ask" | "deny"> = {
+    ls: "allow",
+    "rm -rf ~": "deny",
+    "curl x": "ask",
+    "wget y": "ask",
+  };
+  const requests: string[][] = [];
+  const gate = {
+    classify: ({ args }: { args: Record<string, unknown> }) => {
+      const decision = verdicts[String(args.command)];
+      const riskClass = decision === "allow"
+        ? "read" as const
+        : decision === "deny"
+        ? "destructive" as const
+        : "network" as const;
+      return {
+        parts: [{ riskClass, subject: String(args.command), targets: [] }],
+        decision,
+        reason: `${args.command}: ${riskClass}`,
+      };
+    },
+    approver: {
+      decide(request: { calls: { callId: string }[] }) {
+        requests.push(request.calls.map((c) => c.callId));
+        return Promise.resolve(request.calls.map((c) => ({
+          callId: c.callId,
+          approved: c.callId === "curl",
+          scope: "once" as const,
+          ...(c.callId === "wget" ? { reason: "not today" } : {}),
+        })));
+      },
+    },
+  };
+  const h = harness(
+    [
+      {
+        toolCalls: Object.keys(verdicts).map((command) => ({
+          id: command.split(" ")[0] === "rm" ? "rm" : command.split(" ")[0],
+          name: "shell",
+          arguments: { command },
+        })),
+      },
+      { text: "done" },
+    ],
+    (inv) => ok(`ran ${inv.id} as ${inv.verdict?.parts[0].riskClass}`),
+    { gate },
+  );
+  await h.run();
+  assert.deepEqual(requests, [["curl", "wget"]], "one request with every asking call");
+  assert.deepEqual(h.broker.calls.map((c) => c.invocation.id).sort(), ["curl", "ls"]);
+  const results = Object.fromEntries(
+    h.model.requests[1].messages.filter((m) => m.role === "tool").map((
+      m,
+    ) => [m.role === "tool" && m.tool_call_id, m.content]),
+  );
+  assert.equal(results.ls, "ran ls as read");
+  assert.equal(results.curl, "ran curl as network");
+  assert.match(results.rm, /^error \(denied\): Not run: rm -rf ~: destructive/);
+  assert.match(
+    results.wget,
+    /^error \(denied\): not today\. It asked because wget y: network/,
+  );
+  const answered = h.events.filter((e) => e.type === "approval_answered").map((
+    e,
+  ) => (e.data as { call_id: string; approved: boolean }));
+  assert.deepEqual(answered.map((a) => [a.call_id, a.approved]), [["curl", true], ["wget", false]]);
+});

@@ -1,0 +1,83 @@
+/**
+ * The approval gate between a model reply and its tool calls: each call is classified; `deny`
+ * is refused, `allow` runs, and every `ask` of the batch goes to the approver in one request
+ * (design §3). An approved call runs with its verdict, which decides its sandbox scope.
+ *
+ * @module
+ */
+import type { Approver } from "../approval/approver.ts";
+import type { ToolInvocation, ToolResult } from "../broker/tool_broker.ts";
+import type { Verdict } from "../danger/verdict.ts";
+import type { RunContext } from "./run_context.ts";
+
+/** How the loop classifies and approves tool calls. */
+export interface ToolGate {
+  /** The verdict on a validated call, at the run's trust level. Pure and synchronous. */
+  classify(call: { name: string; args: Record<string, unknown> }): Verdict;
+  /** Answers the calls that ask. */
+  approver: Approver;
+}
+
+/** A prepared call: ready to run, or already answered. */
+export type PreparedCall = { invocation: ToolInvocation } | { refusal: ToolResult };
+
+/**
+ * Gate a batch. Calls that were refused before (bad JSON, unknown tool) pass through unchanged.
+ *
+ * @returns the same batch, aligned by position: approved calls carry their verdict
+ * @throws what the approver throws (an abort of the run)
+ */
+export async function gateToolCalls(
+  context: RunContext,
+  gate: ToolGate,
+  batch: readonly PreparedCall[],
+): Promise<PreparedCall[]> {
+  const out = [...batch];
+  const asks: { index: number; invocation: ToolInvocation; verdict: Verdict }[] = [];
+  batch.forEach((entry, index) => {
+    if (!("invocation" in entry)) return;
+    const { invocation } = entry;
+    const verdict = gate.classify({ name: invocation.name, args: invocation.args });
+    if (verdict.decision === "deny") {
+      out[index] = denied(`Not run: ${verdict.reason}`);
+    } else if (verdict.decision === "allow") {
+      out[index] = { invocation: { ...invocation, verdict } };
+    } else {
+      asks.push({ index, invocation, verdict });
+    }
+  });
+  if (asks.length === 0) return out;
+  context.emit("approval_requested", {
+    call_ids: asks.map((a) => a.invocation.id),
+    classes: [...new Set(asks.flatMap((a) => a.verdict.parts.map((p) => p.riskClass)))],
+  });
+  const answers = await gate.approver.decide({
+    calls: asks.map(({ invocation, verdict }) => ({
+      callId: invocation.id,
+      toolName: invocation.name,
+      args: invocation.args,
+      verdict,
+      ...(typeof invocation.args.command === "string" ? { preview: invocation.args.command } : {}),
+    })),
+  }, context.signal);
+  for (const { index, invocation, verdict } of asks) {
+    const answer = answers.find((a) => a.callId === invocation.id);
+    const approved = answer?.approved === true;
+    context.emit("approval_answered", {
+      call_id: invocation.id,
+      approved,
+      scope: answer?.scope ?? "once",
+      ...(answer?.reason ? { reason: context.redact(answer.reason) } : {}),
+    }, { tool: invocation.name });
+    // The approver's reason says who refused and how to allow it; it stands on its own.
+    const why = answer?.reason?.replace(/[.\s]+$/, "") ?? "The operator did not approve this call";
+    out[index] = approved
+      ? { invocation: { ...invocation, verdict } }
+      : denied(`${why}. It asked because ${verdict.reason}`);
+  }
+  return out;
+}
+
+function denied(message: string): PreparedCall {
+  return { refusal: { ok: false, error: { kind: "denied", message } } };
+}
