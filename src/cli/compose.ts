@@ -8,6 +8,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { redactKnownValues, type Redactor, secretEnvValues } from "../_util/redact_known_values.ts";
 import { NonInteractiveApprover } from "../approval/non_interactive_approver.ts";
+import { renderWriteDiff } from "../approval/render_write_diff.ts";
 import { TerminalApprover } from "../approval/terminal_approver.ts";
 import { SandboxBroker } from "../broker/sandbox_broker.ts";
 import type { ClassifyContext } from "../danger/classifier.ts";
@@ -233,13 +234,36 @@ export async function buildGate(
     home: settings.paths.home,
     protectedRoots,
     trustLevel: settings.config.trustLevel,
+    trustedClasses: settings.config.trustedClasses as RiskClass[],
   };
   const approver = yes !== undefined
     ? new NonInteractiveApprover({ yes })
     : (await hasTerminal())
     ? new TerminalApprover()
     : new NonInteractiveApprover();
-  return { classify: (call) => classifier.classifyToolCall(call, context), approver };
+  return {
+    classify: (call) => classifier.classifyToolCall(call, context),
+    approver,
+    preview: (call) => previewCall(call, workspace),
+  };
+}
+
+/** The shell command, or for a file write the diff against the file as it is now. */
+async function previewCall(
+  call: { name: string; args: Record<string, unknown> },
+  workspace: string,
+): Promise<string | undefined> {
+  if (typeof call.args.command === "string") return call.args.command;
+  if (call.name !== "write_file" || typeof call.args.path !== "string") return undefined;
+  const path = resolve(workspace, call.args.path);
+  let before: string | null = null;
+  try {
+    const info = await Deno.stat(path);
+    if (info.isFile && info.size <= 1024 * 1024) before = await Deno.readTextFile(path);
+  } catch {
+    // A new file: the whole content is added.
+  }
+  return renderWriteDiff(before, String(call.args.content ?? ""), { path: call.args.path });
 }
 
 /** Whether this process has a controlling terminal to ask on. */

@@ -20,6 +20,19 @@ export const ConfigLayerSchema = z.strictObject({
   sandbox: z.enum(["bwrap", "none"]).optional(),
   /** Trust level of runs (design §3). */
   trustLevel: TrustLevelSchema.optional(),
+  /** Risk classes that run without asking when the trust level is `trusted` (never `blocked`). */
+  trustedClasses: z.array(
+    z.enum([
+      "read",
+      "local_write",
+      "code_execution",
+      "network",
+      "system_write",
+      "destructive",
+      "privileged",
+      "unknown",
+    ]),
+  ).optional(),
   timeouts: z.strictObject({
     /** Whole model request, in seconds. */
     requestSeconds: z.int().min(1).max(3600).optional(),
@@ -43,6 +56,7 @@ export interface OdekConfig {
   contextWindow: number;
   sandbox: "bwrap" | "none";
   trustLevel: z.infer<typeof TrustLevelSchema>;
+  trustedClasses: string[];
   timeouts: { requestSeconds: number; shellSeconds: number };
   budgets: { maxIterations: number; maxToolParallel: number };
 }
@@ -54,6 +68,7 @@ export const DEFAULT_CONFIG: OdekConfig = {
   contextWindow: 128_000,
   sandbox: "bwrap",
   trustLevel: "standard",
+  trustedClasses: [],
   timeouts: { requestSeconds: 600, shellSeconds: 1800 },
   budgets: { maxIterations: 90, maxToolParallel: 4 },
 };

@@ -16,6 +16,11 @@ export interface ToolGate {
   classify(call: { name: string; args: Record<string, unknown> }): Verdict;
   /** Answers the calls that ask. */
   approver: Approver;
+  /**
+   * What the operator sees of an asking call beyond its arguments, e.g. the diff of a file write.
+   * @default the shell command, if any
+   */
+  preview?(call: { name: string; args: Record<string, unknown> }): Promise<string | undefined>;
 }
 
 /** A prepared call: ready to run, or already answered. */
@@ -51,13 +56,20 @@ export async function gateToolCalls(
     call_ids: asks.map((a) => a.invocation.id),
     classes: [...new Set(asks.flatMap((a) => a.verdict.parts.map((p) => p.riskClass)))],
   });
+  const previews = await Promise.all(
+    asks.map(({ invocation }) =>
+      gate.preview ? gate.preview(invocation).catch(() => undefined) : Promise.resolve(
+        typeof invocation.args.command === "string" ? invocation.args.command : undefined,
+      )
+    ),
+  );
   const answers = await gate.approver.decide({
-    calls: asks.map(({ invocation, verdict }) => ({
+    calls: asks.map(({ invocation, verdict }, i) => ({
       callId: invocation.id,
       toolName: invocation.name,
       args: invocation.args,
       verdict,
-      ...(typeof invocation.args.command === "string" ? { preview: invocation.args.command } : {}),
+      ...(previews[i] !== undefined ? { preview: previews[i] } : {}),
     })),
   }, context.signal);
   for (const { index, invocation, verdict } of asks) {

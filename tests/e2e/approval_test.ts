@@ -13,8 +13,9 @@ const CALLS = [
   { id: "look", name: "shell", arguments: { command: "git status --short || ls" } },
 ];
 
-async function run(flags: string[]) {
+async function run(flags: string[], config?: string) {
   const fx = await odekFixture();
+  if (config) await Deno.writeTextFile(`${fx.odekHome}/config.jsonc`, config);
   const server = await startFakeOpenAIServer({ turns: [{ toolCalls: CALLS }, { text: "done" }] });
   const result = await fx.run(["run", "--base-url", server.url, ...flags, "do three things"], {
     noTerminal: true,
@@ -67,3 +68,24 @@ sandboxTest("--trust untrusted lets only reads run", async () => {
   assert.match(results.wipe, /^error \(denied\): Not run/);
   assert.doesNotMatch(results.look, /^error \(denied\)/);
 });
+
+sandboxTest(
+  "trustLevel trusted runs the classes config names without asking, and nothing more",
+  async () => {
+    const { result, results } = await run(
+      [],
+      '{ "trustLevel": "trusted", "trustedClasses": ["network"] }',
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      results.fetch,
+      /^error \(failed\): exit code [1-9]/,
+      "network is pre-approved: it ran",
+    );
+    assert.match(
+      results.wipe,
+      /^error \(denied\)/,
+      "destructive still asks, and nobody can answer",
+    );
+  },
+);

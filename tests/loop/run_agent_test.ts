@@ -317,3 +317,45 @@ Deno.test("runAgent() gates a batch: deny is refused, allow runs, every ask goes
   ) => (e.data as { call_id: string; approved: boolean }));
   assert.deepEqual(answered.map((a) => [a.call_id, a.approved]), [["curl", true], ["wget", false]]);
 });
+
+Deno.test("runAgent() shows the approver the gate's preview of an asking call, such as a write's diff", async () => {
+  const seen: (string | undefined)[] = [];
+  const gate = {
+    classify: () => ({
+      parts: [{
+        riskClass: "system_write" as const,
+        subject: "write_file",
+        targets: ["/home/a/.bashrc"],
+      }],
+      decision: "ask" as const,
+      reason: "writes ~/.bashrc",
+    }),
+    preview: (call: { name: string; args: Record<string, unknown> }) =>
+      Promise.resolve(`--- ${call.args.path}\n+${call.args.content}`),
+    approver: {
+      decide(request: { calls: { callId: string; preview?: string }[] }) {
+        seen.push(...request.calls.map((c) => c.preview));
+        return Promise.resolve(
+          request.calls.map((c) => ({ callId: c.callId, approved: false, scope: "once" as const })),
+        );
+      },
+    },
+  };
+  const h = harness(
+    [
+      {
+        toolCalls: [{
+          id: "w",
+          name: "write_file",
+          arguments: { path: "/home/a/.bashrc", content: "alias x=y" },
+        }],
+      },
+      { text: "fine" },
+    ],
+    () => ok("never"),
+    { gate },
+  );
+  await h.run();
+  assert.deepEqual(seen, ["--- /home/a/.bashrc\n+alias x=y"]);
+  assert.equal(h.broker.calls.length, 0);
+});
