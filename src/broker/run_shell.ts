@@ -189,7 +189,78 @@ function watchSandboxed(child: Deno.ChildProcess): Started {
   };
 }
 
+/** util-linux's setsid: starts the command as the leader of a new process group. */
+const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find((path) => {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+});
+
+/**
+ * Unsandboxed: the command leads a process group of its own (util-linux `setsid`, spawned with
+ * `Deno.Command`, about 4 ms cheaper per command than node's `detached` spawn, which forks), so
+ * the whole group can be killed. Falls back to node's spawn where `setsid` is missing.
+ */
 function startUnconfined(argv: string[], env: Record<string, string>, cwd: string): Started {
+  if (SETSID === undefined) return startUnconfinedNode(argv, env, cwd);
+  const child = new Deno.Command(SETSID, {
+    args: argv,
+    cwd,
+    clearEnv: true,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const killGroup = () => {
+    try {
+      Deno.kill(-child.pid, "SIGKILL");
+    } catch {
+      // The group is already gone.
+    }
+  };
+  let exited = false;
+  const stopReading = new AbortController();
+  return {
+    // A process that left the group (its own setsid) may hold the pipes: a kill stops the reads.
+    stdout: readUntil(child.stdout, stopReading.signal),
+    stderr: readUntil(child.stderr, stopReading.signal),
+    exited: child.status.then((status) => {
+      exited = true;
+      killGroup(); // background processes do not outlive the command, as in the sandbox
+      return status.code;
+    }),
+    kill: () => {
+      if (!exited) killGroup();
+      stopReading.abort();
+    },
+  };
+}
+
+/** Read `stream` until it ends or `signal` aborts (then cancel it, keeping what was read). */
+async function* readUntil(
+  stream: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+): AsyncIterable<Uint8Array> {
+  const reader = stream.getReader();
+  const aborted = new Promise<null>((resolve) => {
+    if (signal.aborted) resolve(null);
+    signal.addEventListener("abort", () => resolve(null), { once: true });
+  });
+  try {
+    while (true) {
+      const next = await Promise.race([reader.read(), aborted]);
+      if (next === null || next.done) return;
+      yield next.value;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+function startUnconfinedNode(argv: string[], env: Record<string, string>, cwd: string): Started {
   const child = spawn(argv[0], argv.slice(1), {
     cwd,
     env,
