@@ -46,7 +46,10 @@ export const GlobArgsSchema = z.strictObject({
  * }
  * ```
  */
-export async function glob(workspace: string, args: Record<string, unknown>): Promise<string> {
+export async function glob(
+  workspace: string,
+  args: Record<string, unknown>,
+): Promise<string> {
   const { pattern, path } = GlobArgsSchema.parse(args);
   if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
     throw new ToolFailure(
@@ -57,7 +60,10 @@ export async function glob(workspace: string, args: Record<string, unknown>): Pr
   const root = await Deno.realPath(workspace);
   const base = await resolveReadTarget(root, path);
   if (!(await Deno.stat(base)).isDirectory) {
-    throw new ToolFailure("failed", `${path} is not a directory: glob needs a directory to search`);
+    throw new ToolFailure(
+      "failed",
+      `${path} is not a directory: glob needs a directory to search`,
+    );
   }
   const isMatch: (candidate: string) => boolean = picomatch(pattern);
   const matches: string[] = [];

@@ -1,17 +1,17 @@
 /**
  * The `read_file` tool (odek-go §4.1): numbered `N|line` output, offset and limit, the total line
- * count, at most 1 MiB of output, binary files and directories refused.
+ * count, at most 1 MiB of output, binary files (a NUL byte, invalid UTF-8 or mostly control bytes
+ * in the first 8 KiB) and directories refused.
  *
  * @module
  */
 import { z } from "zod";
 import { ToolFailure } from "./_protocol.ts";
 import { resolveReadTarget } from "./_resolve_target.ts";
+import { openTextFile, splitLines } from "./_text_file.ts";
 
 /** Most bytes of numbered lines one call returns (1 MiB). */
 export const MAX_READ_BYTES = 1024 * 1024;
-/** Bytes at the head of a file that the binary check looks at (8 KiB). */
-export const BINARY_SNIFF_BYTES = 8192;
 
 /** Arguments of `read_file`: `offset` is 1-based, `limit` at most 2000 lines. */
 export const ReadFileArgsSchema = z.strictObject({
@@ -43,34 +43,13 @@ export const ReadFileArgsSchema = z.strictObject({
  * }
  * ```
  */
-export async function readFile(workspace: string, args: Record<string, unknown>): Promise<string> {
+export async function readFile(
+  workspace: string,
+  args: Record<string, unknown>,
+): Promise<string> {
   const { path, offset, limit } = ReadFileArgsSchema.parse(args);
   const target = await resolveReadTarget(workspace, path);
-  const info = await Deno.stat(target);
-  if (info.isDirectory) {
-    throw new ToolFailure("failed", `${path} is a directory: list it with glob (path "${path}")`);
-  }
-  if (!info.isFile) {
-    throw new ToolFailure("failed", `${path} is not a regular file (a FIFO, socket or device)`);
-  }
-  const file = await Deno.open(target, { read: true });
-  const head = new Uint8Array(BINARY_SNIFF_BYTES);
-  let headLength = 0;
-  try {
-    for (let n: number | null = 0; n !== null && headLength < head.length;) {
-      n = await file.read(head.subarray(headLength));
-      headLength += n ?? 0;
-    }
-  } catch (error) {
-    file.close();
-    throw error;
-  }
-  const binary = binaryReason(head.subarray(0, headLength));
-  if (binary !== null) {
-    file.close();
-    throw new ToolFailure("failed", `${path} looks binary (${binary}): read_file reads text only`);
-  }
-  await file.seek(0, Deno.SeekMode.Start);
+  using text = await openTextFile(target, path, "read_file");
   const encoder = new TextEncoder();
   const shown: string[] = [];
   let shownBytes = 0;
@@ -87,14 +66,16 @@ export async function readFile(workspace: string, args: Record<string, unknown>)
       } else {
         cutAfter = total;
         entry = entry.subarray(0, MAX_READ_BYTES - 64);
-        shown.push(`${new TextDecoder().decode(entry)} … [line cut at 1 MiB]\n`);
+        shown.push(
+          `${new TextDecoder().decode(entry)} … [line cut at 1 MiB]\n`,
+        );
       }
       return;
     }
     shownBytes += entry.length;
     shown.push(`${total}|${line}\n`);
   };
-  await splitLines(file.readable, onLine);
+  await splitLines(text.file.readable, onLine);
   if (total === 0) return `(${path} is empty: 0 lines)`;
   if (offset > total) {
     throw new ToolFailure(
@@ -105,40 +86,7 @@ export async function readFile(workspace: string, args: Record<string, unknown>)
   const last = cutAfter > 0 ? cutAfter : Math.min(total, offset + limit - 1);
   const cut = cutAfter > 0 ? "; output cut at 1 MiB" : "";
   const more = last < total ? `; read on with offset=${last + 1}` : "";
-  return `${shown.join("")}[lines ${offset}-${last} of ${total} in ${path}${cut}${more}]`;
-}
-
-/** Why the head of a file looks binary (a NUL byte, or >30 % non-printable bytes), or null. */
-function binaryReason(bytes: Uint8Array): string | null {
-  const nul = bytes.indexOf(0);
-  if (nul !== -1) return `a NUL byte at offset ${nul}`;
-  let odd = 0;
-  for (const b of bytes) {
-    if (
-      (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c && b !== 0x1b) || b === 0x7f
-    ) odd++;
-  }
-  const ratio = bytes.length === 0 ? 0 : odd / bytes.length;
-  return ratio > 0.3 ? `${Math.round(ratio * 100)}% non-printable bytes in the first 8 KiB` : null;
-}
-
-/** Feed every line of a byte stream to `onLine`; a line longer than 1 MiB is kept cut. */
-async function splitLines(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void) {
-  const decoder = new TextDecoder();
-  let carry = "";
-  let overlong = false;
-  const feed = (text: string) => {
-    let start = 0;
-    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
-      onLine(overlong ? carry : carry + text.slice(start, nl));
-      carry = "";
-      overlong = false;
-      start = nl + 1;
-    }
-    if (!overlong) carry += text.slice(start);
-    if (carry.length > MAX_READ_BYTES) [carry, overlong] = [carry.slice(0, MAX_READ_BYTES), true];
-  };
-  for await (const chunk of stream) feed(decoder.decode(chunk, { stream: true }));
-  feed(decoder.decode());
-  if (carry !== "") onLine(carry);
+  return `${
+    shown.join("")
+  }[lines ${offset}-${last} of ${total} in ${path}${cut}${more}]`;
 }

@@ -6,7 +6,15 @@
  *
  * @module
  */
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import {
+  basename,
+  dirname,
+  isAbsolute,
+  join,
+  relative,
+  resolve,
+  sep,
+} from "node:path";
 import { ToolFailure } from "./_protocol.ts";
 
 /**
@@ -31,7 +39,10 @@ import { ToolFailure } from "./_protocol.ts";
  * }
  * ```
  */
-export async function resolveReadTarget(workspace: string, path: string): Promise<string> {
+export async function resolveReadTarget(
+  workspace: string,
+  path: string,
+): Promise<string> {
   const root = await Deno.realPath(workspace);
   return await realInside(root, lexicallyInside(root, path), path);
 }
@@ -58,14 +69,25 @@ export async function resolveReadTarget(workspace: string, path: string): Promis
  * }
  * ```
  */
-export async function resolveWriteTarget(workspace: string, path: string): Promise<string> {
+export async function resolveWriteTarget(
+  workspace: string,
+  path: string,
+): Promise<string> {
   const root = await Deno.realPath(workspace);
   const abs = lexicallyInside(root, path);
-  if (abs === root) throw new ToolFailure("failed", `${path} is the workspace directory itself`);
+  if (abs === root) {
+    throw new ToolFailure(
+      "failed",
+      `${path} is the workspace directory itself`,
+    );
+  }
   if (await lexists(abs)) {
     const real = await realInside(root, abs, path);
     if ((await Deno.stat(real)).isDirectory) {
-      throw new ToolFailure("failed", `${path} is a directory: name a file inside it`);
+      throw new ToolFailure(
+        "failed",
+        `${path} is a directory: name a file inside it`,
+      );
     }
     return real;
   }
@@ -77,11 +99,57 @@ export async function resolveWriteTarget(workspace: string, path: string): Promi
   }
   const realAncestor = await realInside(root, ancestor, path);
   if (!(await Deno.stat(realAncestor)).isDirectory) {
-    throw new ToolFailure("failed", `Cannot write ${path}: ${ancestor} is not a directory`);
+    throw new ToolFailure(
+      "failed",
+      `Cannot write ${path}: ${ancestor} is not a directory`,
+    );
   }
   const parent = join(realAncestor, ...missing.slice(0, -1));
   if (missing.length > 1) await Deno.mkdir(parent, { recursive: true });
-  return join(await realInside(root, parent, path), missing[missing.length - 1]);
+  return join(
+    await realInside(root, parent, path),
+    missing[missing.length - 1],
+  );
+}
+
+/**
+ * The path of an existing entry the model named, its parent realpathed and checked to be inside
+ * the workspace, its last component left as it is (a symlink is not followed: `file_info`
+ * describes the link itself, like odek-go's Lstat).
+ *
+ * @param workspace the workspace (absolute)
+ * @param path the path the model wrote
+ * @returns the real parent joined with the last component (the workspace's realpath for `.`)
+ * @throws {ToolFailure} `denied` when the path or a symlink on the way to its parent leads
+ *   outside the workspace; `failed` when it does not exist
+ *
+ * @example A symlink is not followed
+ * ```ts
+ * import { resolveEntryTarget } from "./_resolve_target.ts";
+ * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * try {
+ *   await Deno.symlink("/etc/hostname", `${ws}/link`);
+ *   if (await resolveEntryTarget(ws, "link") !== `${ws}/link`) throw new Error("followed");
+ * } finally {
+ *   await Deno.remove(ws, { recursive: true });
+ * }
+ * ```
+ */
+export async function resolveEntryTarget(
+  workspace: string,
+  path: string,
+): Promise<string> {
+  const root = await Deno.realPath(workspace);
+  const abs = lexicallyInside(root, path);
+  if (abs === root) return root;
+  const entry = join(await realInside(root, dirname(abs), path), basename(abs));
+  if (!(await lexists(entry))) {
+    throw new ToolFailure(
+      "failed",
+      `${path} does not exist in the workspace ${root}`,
+    );
+  }
+  return entry;
 }
 
 /**
@@ -99,7 +167,8 @@ export async function resolveWriteTarget(workspace: string, path: string): Promi
  */
 export function isWithin(parent: string, child: string): boolean {
   const rel = relative(parent, child);
-  return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
+  return rel === "" ||
+    (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
 }
 
 function lexicallyInside(root: string, path: string): string {
@@ -113,7 +182,11 @@ function lexicallyInside(root: string, path: string): string {
   return abs;
 }
 
-async function realInside(root: string, abs: string, shown: string): Promise<string> {
+async function realInside(
+  root: string,
+  abs: string,
+  shown: string,
+): Promise<string> {
   let real: string | undefined;
   try {
     real = await Deno.realPath(abs);
@@ -123,12 +196,17 @@ async function realInside(root: string, abs: string, shown: string): Promise<str
   if (real !== undefined && isWithin(root, real)) return real;
   const link = await escapingLink(root, abs);
   if (link === undefined && real === undefined) {
-    throw new ToolFailure("failed", `${shown} does not exist in the workspace ${root}`);
+    throw new ToolFailure(
+      "failed",
+      `${shown} does not exist in the workspace ${root}`,
+    );
   }
   const how = link === undefined
     ? `resolves to ${real}`
     : `${
-      link.path === resolve(root, shown) ? "is a symlink" : `goes through the symlink ${link.path}`
+      link.path === resolve(root, shown)
+        ? "is a symlink"
+        : `goes through the symlink ${link.path}`
     } pointing to ${link.target}`;
   throw new ToolFailure(
     "denied",

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
 import { z } from "zod";
+import { atomicWrite } from "./_atomic_write.ts";
 import { ToolFailure } from "./_protocol.ts";
 import { resolveWriteTarget } from "./_resolve_target.ts";
 
@@ -13,7 +13,10 @@ import { resolveWriteTarget } from "./_resolve_target.ts";
 export const MAX_WRITE_BYTES = 1024 * 1024;
 
 /** Arguments of `write_file`. */
-export const WriteFileArgsSchema = z.strictObject({ path: z.string().min(1), content: z.string() });
+export const WriteFileArgsSchema = z.strictObject({
+  path: z.string().min(1),
+  content: z.string(),
+});
 
 /**
  * Write `content` to `path` in the workspace, replacing the file atomically. A symlink inside the
@@ -37,7 +40,10 @@ export const WriteFileArgsSchema = z.strictObject({ path: z.string().min(1), con
  * }
  * ```
  */
-export async function writeFile(workspace: string, args: Record<string, unknown>): Promise<string> {
+export async function writeFile(
+  workspace: string,
+  args: Record<string, unknown>,
+): Promise<string> {
   const { path, content } = WriteFileArgsSchema.parse(args);
   const bytes = new TextEncoder().encode(content);
   if (bytes.length > MAX_WRITE_BYTES) {
@@ -55,26 +61,12 @@ export async function writeFile(workspace: string, args: Record<string, unknown>
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  const temp = join(dirname(target), `.${basename(target)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
-  try {
-    const file = await Deno.open(temp, { write: true, createNew: true, mode });
-    try {
-      for (let written = 0; written < bytes.length;) {
-        written += await file.write(bytes.subarray(written));
-      }
-      await file.syncData();
-    } finally {
-      file.close();
-    }
-    await Deno.chmod(temp, mode);
-    await Deno.rename(temp, target);
-  } catch (error) {
-    await Deno.remove(temp).catch(() => {});
-    throw error;
-  }
-  const lines = content === "" ? 0 : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
-  const counted = `${bytes.length} byte${bytes.length === 1 ? "" : "s"}, ${lines} line${
-    lines === 1 ? "" : "s"
-  }`;
+  await atomicWrite(target, bytes, mode);
+  const lines = content === ""
+    ? 0
+    : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
+  const counted = `${bytes.length} byte${
+    bytes.length === 1 ? "" : "s"
+  }, ${lines} line${lines === 1 ? "" : "s"}`;
   return `${existed ? "Replaced" : "Created"} ${path}: ${counted}`;
 }

@@ -5,25 +5,35 @@
  * line on stdout (`{ id, ok: true, output }` or `{ id, ok: false, error: { name, message, code?,
  * kind } }`). Denials are responses, never crashes. It exits when stdin closes.
  *
- * Tools: `read_file`, `write_file`, `glob`. Every target is realpathed and must lie inside the
- * request's workspace.
+ * Tools: `read_file`, `write_file`, `patch`, `search_files`, `glob`, `file_info`, `tree`,
+ * `head_tail`. Every target is realpathed and must lie inside the request's workspace.
  *
  * @module
  */
+import { fileInfo } from "./_file_info.ts";
 import { glob } from "./_glob.ts";
-import { failureResponse, ToolFailure, ToolRequestSchema, type ToolResponse } from "./_protocol.ts";
+import { headTail } from "./_head_tail.ts";
+import type { ToolResponse } from "./_protocol.ts";
+import { patch } from "./_patch.ts";
 import { readFile } from "./_read_file.ts";
+import { searchFiles } from "./_search_files.ts";
+import { answerRequestLine, type ChildTool, serveLines } from "./_serve.ts";
+import { tree } from "./_tree.ts";
 import { writeFile } from "./_write_file.ts";
-import { z } from "zod";
 
 /** A file tool: runs against the realpathed workspace, returns the text for the model. */
-export type FileTool = (workspace: string, args: Record<string, unknown>) => Promise<string>;
+export type FileTool = ChildTool;
 
 /** The tools this child serves, by name. */
 export const FILE_TOOLS: Readonly<Record<string, FileTool>> = {
   read_file: readFile,
   write_file: writeFile,
+  patch,
+  search_files: searchFiles,
   glob,
+  file_info: fileInfo,
+  tree,
+  head_tail: headTail,
 };
 
 /**
@@ -41,38 +51,8 @@ export const FILE_TOOLS: Readonly<Record<string, FileTool>> = {
  * if (response.ok || response.error.kind !== "invalid_arguments") throw new Error("unexpected");
  * ```
  */
-export async function handleRequestLine(line: string): Promise<ToolResponse> {
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch (error) {
-    return failureResponse(-1, "request", new ToolFailure("invalid_arguments", String(error)));
-  }
-  const parsed = ToolRequestSchema.safeParse(json);
-  if (!parsed.success) {
-    const id = typeof (json as { id?: unknown })?.id === "number"
-      ? (json as { id: number }).id
-      : -1;
-    const message = `Malformed request: ${z.prettifyError(parsed.error)}`;
-    return failureResponse(id, "request", new ToolFailure("invalid_arguments", message));
-  }
-  const { id, tool, args, workspace } = parsed.data;
-  const run = Object.hasOwn(FILE_TOOLS, tool) ? FILE_TOOLS[tool] : undefined;
-  if (run === undefined) {
-    const message = `The file-tool child has no tool ${tool}: it serves ${
-      Object.keys(FILE_TOOLS).join(", ")
-    }`;
-    return failureResponse(id, tool, new ToolFailure("invalid_arguments", message));
-  }
-  try {
-    return { id, ok: true, output: await run(workspace, args) };
-  } catch (error) {
-    if (error instanceof z.ZodError) {
-      const message = `Invalid arguments for ${tool}: ${z.prettifyError(error)}`;
-      return failureResponse(id, tool, new ToolFailure("invalid_arguments", message));
-    }
-    return failureResponse(id, tool, error);
-  }
+export function handleRequestLine(line: string): Promise<ToolResponse> {
+  return answerRequestLine(FILE_TOOLS, "file-tool", line);
 }
 
 /**
@@ -93,30 +73,11 @@ export async function handleRequestLine(line: string): Promise<ToolResponse> {
  * if (JSON.parse(out).id !== 7) throw new Error(out);
  * ```
  */
-export async function serve(
+export function serve(
   input: ReadableStream<Uint8Array>,
   output: WritableStream<Uint8Array>,
 ): Promise<void> {
-  const writer = output.getWriter();
-  const encoder = new TextEncoder();
-  const inFlight = new Set<Promise<void>>();
-  const answer = async (line: string) => {
-    const response = await handleRequestLine(line);
-    await writer.write(encoder.encode(`${JSON.stringify(response)}\n`));
-  };
-  let carry = "";
-  for await (const text of input.pipeThrough(new TextDecoderStream())) {
-    const lines = (carry + text).split("\n");
-    carry = lines.pop() ?? "";
-    for (const line of lines) {
-      if (line.trim() === "") continue;
-      const call = answer(line).finally(() => inFlight.delete(call));
-      inFlight.add(call);
-    }
-  }
-  if (carry.trim() !== "") await answer(carry);
-  await Promise.all(inFlight);
-  await writer.close();
+  return serveLines(input, output, handleRequestLine);
 }
 
 if (import.meta.main) await serve(Deno.stdin.readable, Deno.stdout.writable);

@@ -1,0 +1,88 @@
+/**
+ * The `math_eval` tool: an arithmetic expression evaluated by the npm `mathjs` parser (never
+ * `eval`), with the functions that could parse or define code disabled as the mathjs security
+ * guide describes. It runs in the compute child, which has no permissions at all.
+ *
+ * @module
+ */
+import { all, create } from "mathjs";
+import { z } from "zod";
+import { capOutput } from "./_compute_limits.ts";
+import { ToolFailure } from "./_protocol.ts";
+
+/** Longest expression accepted, in characters. */
+export const MAX_EXPRESSION_CHARS = 10_000;
+
+/** Arguments of `math_eval`. */
+export const MathEvalArgsSchema = z.strictObject({
+  expression: z.string().min(1).max(MAX_EXPRESSION_CHARS),
+  precision: z.int().min(1).max(64).default(14),
+});
+
+const math = create(all);
+const evaluate = math.evaluate;
+const disabled = (name: string) => () => {
+  throw new Error(`the function ${name} is disabled in math_eval`);
+};
+math.import(
+  Object.fromEntries(
+    [
+      "import",
+      "createUnit",
+      "reviver",
+      "evaluate",
+      "parse",
+      "compile",
+      "simplify",
+      "derivative",
+    ]
+      .map((name) => [name, disabled(name)]),
+  ),
+  { override: true },
+);
+
+/**
+ * Evaluate `expression` (mathjs syntax: `+ - * / ^ %`, parentheses, functions such as `sqrt`,
+ * `log`, `sin`, constants such as `pi`, units such as `5 km to mile`, matrices, several
+ * statements separated by `;` with variables local to the call) and format the result with
+ * `precision` significant digits.
+ *
+ * @param _workspace unused (the compute child reaches no files)
+ * @param args `{ expression, precision? }` (validated here)
+ * @returns the formatted result (one per line for several statements)
+ * @throws {ToolFailure} `invalid_arguments` when the expression cannot be parsed or evaluated
+ *
+ * @example
+ * ```ts
+ * import { mathEval } from "./_math_eval.ts";
+ * if (await mathEval("/", { expression: "2^10 + sqrt(16)" }) !== "1028") throw new Error();
+ * ```
+ */
+export function mathEval(
+  _workspace: string,
+  args: Record<string, unknown>,
+): Promise<string> {
+  const { expression, precision } = MathEvalArgsSchema.parse(args);
+  let result: unknown;
+  try {
+    result = evaluate(expression, new Map());
+  } catch (error) {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `Cannot evaluate ${JSON.stringify(expression.slice(0, 200))}: ${
+        (error as Error).message
+      }`,
+    );
+  }
+  const values = isResultSet(result) ? result.entries : [result];
+  const text = values.map((value) => math.format(value, { precision })).join(
+    "\n",
+  );
+  return Promise.resolve(capOutput("math_eval", text));
+}
+
+function isResultSet(value: unknown): value is { entries: unknown[] } {
+  return typeof value === "object" && value !== null &&
+    (value as { type?: unknown }).type === "ResultSet" &&
+    Array.isArray((value as { entries?: unknown }).entries);
+}
