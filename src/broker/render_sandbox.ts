@@ -29,11 +29,17 @@ export interface SandboxContext {
   extraEnv?: Record<string, string>;
 }
 
-/** What to run inside the sandbox: a Deno tool child (its entry file) or a program. */
-export type SandboxCommand = { kind: "tool_child"; entry: string } | {
-  kind: "program";
-  argv: string[];
-};
+/**
+ * What to run inside the sandbox: a Deno tool child (its entry file) or a program. A tool child
+ * with `permissions: "none"` (the compute child) gets no `--allow-*` flag at all and, inside bwrap,
+ * no workspace or granted path mounted; its permission set must grant nothing.
+ */
+export type SandboxCommand =
+  | { kind: "tool_child"; entry: string; permissions?: "scoped" | "none" }
+  | { kind: "program"; argv: string[] };
+
+/** The V8 heap cap of a tool child without permissions, in MiB (it evaluates model input). */
+export const ISOLATED_CHILD_HEAP_MB = 512;
 
 /** The full command line and the complete environment of a sandboxed child. */
 export interface RenderedSandbox {
@@ -55,7 +61,9 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * every capability is dropped (as root, bwrap would otherwise keep them, and `umount ~` would
  * reveal the home). A tool child additionally gets `--allow-read` (workspace, read and write
  * paths), `--allow-write` (write paths) and `--allow-run` (`runBinaries`), nothing else: deno
- * loads its modules and `node_modules` without read permission. Without bwrap (`mode: "none"`, or
+ * loads its modules and `node_modules` without read permission. A tool child with
+ * `permissions: "none"` gets no `--allow-*` flag, no workspace mount, `/` as its cwd, and a V8
+ * heap cap of {@linkcode ISOLATED_CHILD_HEAP_MB} MiB. Without bwrap (`mode: "none"`, or
  * `bwrapPath` null for a tool child) only the Deno flags confine.
  *
  * @param set the scope of the call
@@ -63,7 +71,8 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * @param command the tool child's entry file, or the program's argv (run with cwd = workspace)
  * @returns the argv and the complete env
  * @throws {RangeError} a path that is relative, not normalized, `/` where a hidden root is
- *   expected, or holds a comma or a control character; a run binary named deno
+ *   expected, or holds a comma or a control character; a run binary named deno; a set that
+ *   grants anything for a tool child with `permissions: "none"`
  * @throws {OdekError} `SANDBOX_UNAVAILABLE` for a program in `bwrap` mode without bwrap
  *
  * @example Render a read-only tool child
@@ -88,14 +97,23 @@ export function renderSandbox(
 ): RenderedSandbox {
   const c = context;
   const toolChild = command.kind === "tool_child";
-  const writes = unique(set.writePaths.map(checked));
-  const reads = unique([c.workspace, ...set.readPaths, ...writes].map(checked));
+  const isolated = command.kind === "tool_child" && command.permissions === "none";
+  const grants = set.network.type !== "none" ||
+    [set.readPaths, set.writePaths, set.runBinaries, set.envNames].some((l) => l.length > 0);
+  if (isolated && grants) {
+    throw new RangeError(
+      "A tool child without permissions takes a permission set that grants nothing",
+    );
+  }
+  const writes = isolated ? [] : unique(set.writePaths.map(checked));
+  const reads = isolated ? [] : unique([c.workspace, ...set.readPaths, ...writes].map(checked));
+  const cwd = isolated ? "/" : checked(c.workspace);
   const env: Record<string, string> = {
     ...c.extraEnv,
     PATH: SANDBOX_PATH,
     HOME: c.home,
-    PWD: c.workspace,
-    OLDPWD: c.workspace,
+    PWD: cwd,
+    OLDPWD: cwd,
     LANG: "C.UTF-8",
     TMPDIR: "/tmp",
     NO_COLOR: "1",
@@ -108,7 +126,9 @@ export function renderSandbox(
       throw new RangeError(`A tool child may never run deno: runBinaries is ${run.join(", ")}`);
     }
     inner = [c.denoPath, "run", "--no-prompt", "--no-remote", "--cached-only"];
-    inner.push("--config", `${checked(c.toolsDir)}/deno.json`, `--allow-read=${reads.join(",")}`);
+    inner.push("--config", `${checked(c.toolsDir)}/deno.json`);
+    if (isolated) inner.push(`--v8-flags=--max-old-space-size=${ISOLATED_CHILD_HEAP_MB}`);
+    if (reads.length > 0) inner.push(`--allow-read=${reads.join(",")}`);
     if (writes.length > 0) inner.push(`--allow-write=${writes.join(",")}`);
     if (run.length > 0) inner.push(`--allow-run=${unique(run).join(",")}`);
     inner.push(checked(command.entry));
@@ -146,7 +166,7 @@ export function renderSandbox(
   ];
   argv.push("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   for (const [op, path] of mounts) argv.push(op, path, ...(op === "--tmpfs" ? [] : [path]));
-  argv.push("--chdir", checked(c.workspace), "--", ...inner);
+  argv.push("--chdir", cwd, "--", ...inner);
   return { argv, env };
 }
 

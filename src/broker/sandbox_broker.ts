@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { join } from "node:path";
 import { SandboxStandby } from "./_sandbox_standby.ts";
 import { z } from "zod";
 import { OdekError } from "../_util/odek_error.ts";
@@ -10,6 +11,7 @@ import { fixedVerdict } from "../danger/fixed_verdict.ts";
 import type { TrustLevel } from "../danger/verdict.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { derivePermissions } from "./derive_permissions.ts";
+import type { PermissionSet } from "./permission_set.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 import { runShell } from "./run_shell.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
@@ -30,11 +32,23 @@ export interface SandboxBrokerOptions {
   shellTimeoutMs?: number;
   /** A file-tool call not answered within this many milliseconds kills its child. @default 120_000 */
   fileCallTimeoutMs?: number;
+  /** A compute call not answered within this many milliseconds kills its child. @default 30_000 */
+  computeCallTimeoutMs?: number;
 }
+
+/** The scope of every compute call: nothing at all. */
+const NO_PERMISSIONS: PermissionSet = {
+  readPaths: [],
+  writePaths: [],
+  network: { type: "none" },
+  runBinaries: [],
+  envNames: [],
+};
 
 /**
  * Runs built-in tool calls: `fixedVerdict` → `derivePermissions` → the file-tool child for the
- * scope (`read_file`, `write_file`, `glob`) or a fresh sandbox (`shell`). Every failure is data:
+ * scope (category `files`), a fresh sandbox (`shell`), or the compute child, which runs with no
+ * permissions whatever the verdict (category `compute`). Every failure is data:
  * an unknown tool is `unknown_tool`, bad arguments `invalid_arguments`, an invalid workspace, a
  * `deny` verdict, a `blocked` part or a non-read call in an `untrusted` run `denied`.
  *
@@ -56,6 +70,8 @@ export interface SandboxBrokerOptions {
 export class SandboxBroker implements ToolBroker {
   #options: SandboxBrokerOptions;
   #pool: ToolChildPool;
+  /** The compute child (no permissions; `tools/compute.ts`). */
+  #computePool: ToolChildPool;
   /** One controller per shell command in flight, so close() kills their sandboxes. */
   #shells = new Set<AbortController>();
   /** The next shell sandbox of each scope, started ahead of time (see `_sandbox_standby.ts`). */
@@ -68,6 +84,12 @@ export class SandboxBroker implements ToolBroker {
     this.#pool = new ToolChildPool({
       context: options.context,
       callTimeoutMs: options.fileCallTimeoutMs,
+    });
+    this.#computePool = new ToolChildPool({
+      context: options.context,
+      entry: join(options.context.toolsDir, "compute.ts"),
+      callTimeoutMs: options.computeCallTimeoutMs ?? 30_000,
+      permissions: "none",
     });
   }
 
@@ -124,6 +146,13 @@ export class SandboxBroker implements ToolBroker {
     if (tool.category === "files") {
       return await this.#pool.call(name, args, { set, workspace, signal });
     }
+    if (tool.category === "compute") {
+      return await this.#computePool.call(name, args, {
+        set: NO_PERMISSIONS,
+        workspace: "/",
+        signal,
+      });
+    }
     const seconds = typeof args.timeout_seconds === "number" ? args.timeout_seconds : undefined;
     const controller = new AbortController();
     const onAbort = () => controller.abort();
@@ -155,7 +184,7 @@ export class SandboxBroker implements ToolBroker {
   async close(): Promise<void> {
     this.#closed = true;
     for (const controller of this.#shells) controller.abort();
-    await Promise.all([this.#pool.close(), this.#standby.close()]);
+    await Promise.all([this.#pool.close(), this.#computePool.close(), this.#standby.close()]);
   }
 }
 

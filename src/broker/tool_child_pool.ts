@@ -17,6 +17,12 @@ export interface ToolChildPoolOptions {
   entry?: string;
   /** A call not answered within this many milliseconds kills its child. @default 120_000 */
   callTimeoutMs?: number;
+  /**
+   * `none` runs the children with no `--allow-*` flag and no workspace mounted (the compute
+   * child; calls must then pass a set that grants nothing, and the workspace `/`).
+   * @default "scoped"
+   */
+  permissions?: "scoped" | "none";
 }
 
 /** Options for {@linkcode ToolChildPool.prototype.call}. */
@@ -60,6 +66,7 @@ export class ToolChildPool {
   #context: Omit<SandboxContext, "workspace">;
   #entry: string;
   #callTimeoutMs: number;
+  #permissions: "scoped" | "none";
   #children = new Map<string, ToolChild>();
   /** Every child not yet exited, including replaced ones, so close() waits for all. */
   #running = new Set<ToolChild>();
@@ -70,12 +77,13 @@ export class ToolChildPool {
     this.#context = options.context;
     this.#entry = options.entry ?? join(options.context.toolsDir, "files.ts");
     this.#callTimeoutMs = options.callTimeoutMs ?? 120_000;
+    this.#permissions = options.permissions ?? "scoped";
   }
 
   /**
    * Run one file-tool call in the child for its scope, starting that child when needed.
    *
-   * @param tool `read_file`, `write_file` or `glob`
+   * @param tool a tool the child serves (`read_file`, `math_eval`, …)
    * @param args the validated arguments
    * @param options the scope, the workspace and an abort signal
    * @returns the tool result; never rejects for tool-level failures
@@ -140,8 +148,13 @@ export class ToolChildPool {
     const existing = this.#children.get(key);
     if (existing?.alive) return existing;
     const context: SandboxContext = { ...this.#context, workspace };
-    const { argv, env } = renderSandbox(set, context, { kind: "tool_child", entry: this.#entry });
-    const child = new ToolChild({ argv, env, cwd: workspace }, (gone) => {
+    const { argv, env } = renderSandbox(set, context, {
+      kind: "tool_child",
+      entry: this.#entry,
+      permissions: this.#permissions,
+    });
+    const cwd = this.#permissions === "none" ? "/" : workspace;
+    const child = new ToolChild({ argv, env, cwd }, (gone) => {
       this.#running.delete(gone);
       if (this.#children.get(key) === gone) this.#children.delete(key);
     });

@@ -68,7 +68,10 @@ function hostOf(url: unknown): string {
 }
 
 /**
- * Parts of a tool call other than `shell` (which `classifyShell` handles).
+ * Parts of a tool call other than `shell` (which `classifyShell` handles). `read_file`,
+ * `file_info`, `head_tail`, `search_files` and `tree` read their `path` (the last two default to
+ * the workspace), `glob` reads its pattern's static base, `write_file` and `patch` write their
+ * `path`; the compute tools are one `read` part with no targets (their child has no permissions).
  */
 export function toolCallParts(
   call: ClassifiedToolCall,
@@ -84,19 +87,31 @@ export function toolCallParts(
       const command = str("command");
       return command === undefined ? [part("unknown", name, "no command")] : classifyShell(command);
     }
-    case "read_file": {
+    case "read_file":
+    case "file_info":
+    case "head_tail": {
       const path = str("path");
       return path === undefined
         ? [part("unknown", name, "no path")]
         : [readPart(name, path, paths, ws)];
     }
+    case "search_files":
+    case "tree":
+      return [readPart(name, str("path") ?? ".", paths, ws)];
+    case "math_eval":
+    case "diff":
+    case "json_query":
+    case "checksum":
+    case "base64":
+      return [part("read", name, "computes in a child with no permissions; touches nothing")];
     case "glob": {
       const base = str("path") ?? ".";
       const pattern = str("pattern") ?? "*";
       const start = pattern.startsWith("/") ? globBase(pattern) : `${base}/${globBase(pattern)}`;
       return [readPart(name, start.replace(/\/\.$/, ""), paths, ws)];
     }
-    case "write_file": {
+    case "write_file":
+    case "patch": {
       const path = str("path");
       return path === undefined
         ? [part("unknown", name, "no path")]

@@ -17,20 +17,28 @@ export interface ClassifiedCall {
   args: Record<string, unknown>;
 }
 
+/** File tools that only read their `path`. */
+const READ_TOOLS = new Set(["read_file", "glob", "search_files", "file_info", "tree", "head_tail"]);
+/** File tools whose `path` defaults to the workspace. */
+const DEFAULT_DOT = new Set(["glob", "search_files", "tree"]);
+/** Tools of the compute child: they touch nothing. */
+const COMPUTE_TOOLS = new Set(["math_eval", "diff", "json_query", "checksum", "base64"]);
+
 /**
  * Classify a built-in tool call by its tool name alone, without looking at its arguments.
  *
- * This is the fixed, safe scope of the walking skeleton, not a classifier: `read_file` and `glob`
- * are one `read` part, `write_file` one `local_write` part, `shell` one `code_execution` part, and
- * the decision is always `allow`. It is safe because each of those classes grants only a scope
+ * This is the fixed, safe scope of the walking skeleton, not a classifier: the reading file tools
+ * (`read_file`, `glob`, `search_files`, `file_info`, `tree`, `head_tail`) and the compute tools
+ * are one `read` part, `write_file` and `patch` one `local_write` part, `shell` one
+ * `code_execution` part, and the decision is always `allow`. It is safe because each of those classes grants only a scope
  * that is contained (design §3): at most the workspace writable, no network, secrets and the
  * protected roots invisible. A shell command that does more than its class says (a `curl`, a write
  * to `~/.bashrc`) simply fails inside the sandbox. Any other tool name is one `unknown` part with
  * the decision `deny`.
  *
- * Targets are the raw `path` argument as the model wrote it (`glob` defaults to `.`): it is
- * resolved against the workspace, and realpath-checked, inside the tool child. A shell part has
- * no targets.
+ * Targets are the raw `path` argument as the model wrote it (`glob`, `search_files` and `tree`
+ * default to `.`): it is resolved against the workspace, and realpath-checked, inside the tool
+ * child. A shell part and a compute part have no targets.
  *
  * @param invocation the tool call (its `name` and `args`)
  * @returns a verdict with exactly one part
@@ -45,9 +53,9 @@ export interface ClassifiedCall {
  */
 export function fixedVerdict(invocation: ClassifiedCall): Verdict {
   const { name, args } = invocation;
-  const riskClass: RiskClass | undefined = name === "read_file" || name === "glob"
+  const riskClass: RiskClass | undefined = READ_TOOLS.has(name) || COMPUTE_TOOLS.has(name)
     ? "read"
-    : name === "write_file"
+    : name === "write_file" || name === "patch"
     ? "local_write"
     : name === "shell"
     ? "code_execution"
@@ -59,8 +67,14 @@ export function fixedVerdict(invocation: ClassifiedCall): Verdict {
       reason: `The tool "${name}" is not a built-in tool of the walking skeleton`,
     };
   }
-  const rawPath = typeof args.path === "string" ? args.path : name === "glob" ? "." : undefined;
-  const targets = riskClass === "code_execution" || rawPath === undefined ? [] : [rawPath];
+  const rawPath = typeof args.path === "string"
+    ? args.path
+    : DEFAULT_DOT.has(name)
+    ? "."
+    : undefined;
+  const targets = riskClass === "code_execution" || COMPUTE_TOOLS.has(name) || rawPath === undefined
+    ? []
+    : [rawPath];
   const subject = name === "shell" && typeof args.command === "string" ? args.command : name;
   return {
     parts: [{ riskClass, subject, targets }],

@@ -61,11 +61,40 @@ Deno.test("classifyToolCall() classifies file tools by the path they touch", asy
     ["glob", { pattern: "/home/ada/.ssh/*" }, "system_write /home/ada/.ssh", "ask"],
     ["read_file", {}, "unknown", "ask"],
     ["write_file", { content: "x" }, "unknown", "ask"],
+    ["patch", { path: "src/a.ts", diff: "@@" }, "local_write /home/ada/proj/src/a.ts", "allow"],
+    ["patch", { path: "/home/ada/.bashrc" }, "system_write /home/ada/.bashrc", "ask"],
+    ["patch", { path: "/opt/odek/main.ts" }, "blocked /opt/odek/main.ts", "deny"],
+    ["patch", { old_string: "a" }, "unknown", "ask"],
+    ["search_files", { pattern: "x" }, "read /home/ada/proj", "allow"],
+    ["search_files", { pattern: "x", path: "src" }, "read /home/ada/proj/src", "allow"],
+    [
+      "search_files",
+      { pattern: "x", path: "/home/ada/.ssh" },
+      "system_write /home/ada/.ssh",
+      "ask",
+    ],
+    ["tree", {}, "read /home/ada/proj", "allow"],
+    ["tree", { path: "/home/ada/.odek" }, "blocked /home/ada/.odek", "deny"],
+    ["file_info", { path: "a.txt" }, "read /home/ada/proj/a.txt", "allow"],
+    ["file_info", {}, "unknown", "ask"],
+    ["head_tail", { path: "log.txt" }, "read /home/ada/proj/log.txt", "allow"],
+    ["head_tail", { path: "/opt/odek/x" }, "blocked /opt/odek/x", "deny"],
   ];
   for (const [name, args, part, decision] of rows) {
     await t.step(`${name} ${JSON.stringify(args)}`, () => {
       assert.deepEqual(summary(name, args), { decision, parts: [part] });
     });
+  }
+});
+
+Deno.test("classifyToolCall() classifies compute tools as reads with no targets", () => {
+  for (const name of ["math_eval", "diff", "json_query", "checksum", "base64"]) {
+    assert.deepEqual(summary(name, { path: "/home/ada/.ssh/id_rsa" }), {
+      decision: "allow",
+      parts: ["read"],
+    }, name);
+    const untrusted = verdictOf(name, {}, { ...CONTEXT, trustLevel: "untrusted" });
+    assert.equal(untrusted.decision, "allow", name);
   }
 });
 

@@ -13,6 +13,13 @@ Deno.test("fixedVerdict() gives each built-in tool its fixed class and targets",
       targets: ["/ws/b.txt"],
     },
     { name: "shell", args: { command: "make test" }, riskClass: "code_execution", targets: [] },
+    { name: "patch", args: { path: "a.ts" }, riskClass: "local_write", targets: ["a.ts"] },
+    { name: "search_files", args: { pattern: "x" }, riskClass: "read", targets: ["."] },
+    { name: "tree", args: { path: "src" }, riskClass: "read", targets: ["src"] },
+    { name: "file_info", args: { path: "a.ts" }, riskClass: "read", targets: ["a.ts"] },
+    { name: "head_tail", args: { path: "a.ts" }, riskClass: "read", targets: ["a.ts"] },
+    { name: "math_eval", args: { expression: "1+1" }, riskClass: "read", targets: [] },
+    { name: "checksum", args: { text: "x", path: "a.ts" }, riskClass: "read", targets: [] },
   ] as const;
   for (const c of cases) {
     await t.step(`${c.name} ${JSON.stringify(c.args)}`, () => {
