@@ -59,13 +59,11 @@ export function diffTexts(
   if (patch === undefined) {
     throw new ToolFailure(
       "failed",
-      `The texts differ too much to diff within ${
-        DIFF_TIMEOUT_MS / 1000
-      } s: compare smaller parts`,
+      `The texts differ too much to diff within ${DIFF_TIMEOUT_MS / 1000} s: compare smaller parts`,
     );
   }
-  const text = patch.split("\n").filter((line) => !line.startsWith("====="))
-    .join("\n")
-    .replace(/\n+$/, "");
+  const lines = patch.split("\n");
+  lines.splice(0, Math.max(0, lines.findIndex((line) => line.startsWith("--- "))));
+  const text = lines.join("\n").replace(/\n+$/, "");
   return Promise.resolve(capOutput("diff", text));
 }
