@@ -37,13 +37,13 @@ export const Base64ArgsSchema = z.strictObject({
 export function base64(
   _workspace: string,
   args: Record<string, unknown>,
-): Promise<string> {
+): string {
   const { text, action, url_safe } = Base64ArgsSchema.parse(args);
   if (action === "encode") {
     const encoded = Buffer.from(text, "utf8").toString(
       url_safe ? "base64url" : "base64",
     );
-    return Promise.resolve(capOutput("base64", encoded));
+    return capOutput("base64", encoded);
   }
   const compact = text.replace(/\s+/g, "");
   const alphabet = url_safe
@@ -61,11 +61,9 @@ export function base64(
   }
   const bytes = Buffer.from(compact, url_safe ? "base64url" : "base64");
   try {
-    return Promise.resolve(
-      capOutput(
-        "base64",
-        new TextDecoder("utf-8", { fatal: true }).decode(bytes),
-      ),
+    return capOutput(
+      "base64",
+      new TextDecoder("utf-8", { fatal: true }).decode(bytes),
     );
   } catch (error) {
     if (error instanceof ToolFailure) throw error;

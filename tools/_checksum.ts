@@ -32,8 +32,8 @@ export const ChecksumArgsSchema = z.strictObject({
 export function checksum(
   _workspace: string,
   args: Record<string, unknown>,
-): Promise<string> {
+): string {
   const { text, algorithm, encoding } = ChecksumArgsSchema.parse(args);
   const digest = createHash(algorithm).update(text, "utf8").digest(encoding);
-  return Promise.resolve(`${algorithm}: ${digest}`);
+  return `${algorithm}: ${digest}`;
 }

@@ -41,9 +41,9 @@ export const DiffTextsArgsSchema = z.strictObject({
 export function diffTexts(
   _workspace: string,
   args: Record<string, unknown>,
-): Promise<string> {
+): string {
   const a = DiffTextsArgsSchema.parse(args);
-  if (a.old === a.new) return Promise.resolve("(the texts are equal)");
+  if (a.old === a.new) return "(the texts are equal)";
   const patch = createTwoFilesPatch(
     a.old_name,
     a.new_name,
@@ -59,11 +59,16 @@ export function diffTexts(
   if (patch === undefined) {
     throw new ToolFailure(
       "failed",
-      `The texts differ too much to diff within ${DIFF_TIMEOUT_MS / 1000} s: compare smaller parts`,
+      `The texts differ too much to diff within ${
+        DIFF_TIMEOUT_MS / 1000
+      } s: compare smaller parts`,
     );
   }
   const lines = patch.split("\n");
-  lines.splice(0, Math.max(0, lines.findIndex((line) => line.startsWith("--- "))));
+  lines.splice(
+    0,
+    Math.max(0, lines.findIndex((line) => line.startsWith("--- "))),
+  );
   const text = lines.join("\n").replace(/\n+$/, "");
-  return Promise.resolve(capOutput("diff", text));
+  return capOutput("diff", text);
 }

@@ -38,7 +38,7 @@ export const JsonQueryArgsSchema = z.strictObject({
 export function jsonQuery(
   _workspace: string,
   args: Record<string, unknown>,
-): Promise<string> {
+): string {
   const { json, query } = JsonQueryArgsSchema.parse(args);
   let data: unknown;
   try {
@@ -60,7 +60,5 @@ export function jsonQuery(
       }`,
     );
   }
-  return Promise.resolve(
-    capOutput("json_query", JSON.stringify(result ?? null, null, 2)),
-  );
+  return capOutput("json_query", JSON.stringify(result ?? null, null, 2));
 }

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { all, create } from "mathjs";
 import { z } from "zod";
 import { capOutput } from "./_compute_limits.ts";
 import { ToolFailure } from "./_protocol.ts";
@@ -19,27 +18,45 @@ export const MathEvalArgsSchema = z.strictObject({
   precision: z.int().min(1).max(64).default(14),
 });
 
-const math = create(all);
-const evaluate = math.evaluate;
-const disabled = (name: string) => () => {
-  throw new Error(`the function ${name} is disabled in math_eval`);
+/** The functions switched off: each could parse, compile or define code. */
+const DISABLED = [
+  "import",
+  "createUnit",
+  "reviver",
+  "evaluate",
+  "parse",
+  "compile",
+  "simplify",
+  "derivative",
+];
+
+type MathJs = typeof import("mathjs");
+type Limited = {
+  math: ReturnType<MathJs["create"]>;
+  evaluate: MathJs["evaluate"];
 };
-math.import(
-  Object.fromEntries(
-    [
-      "import",
-      "createUnit",
-      "reviver",
-      "evaluate",
-      "parse",
-      "compile",
-      "simplify",
-      "derivative",
-    ]
-      .map((name) => [name, disabled(name)]),
-  ),
-  { override: true },
-);
+let loaded: Promise<Limited> | undefined;
+
+/** mathjs with {@linkcode DISABLED} switched off, loaded once on first use. */
+function limitedMath(): Promise<Limited> {
+  // Importing mathjs costs a few hundred milliseconds, which the other compute tools should not
+  // pay when the child starts.
+  loaded ??= import("mathjs").then(({ all, create }) => {
+    const math = create(all);
+    const evaluate = math.evaluate;
+    const disabled = (name: string) => () => {
+      throw new Error(`the function ${name} is disabled in math_eval`);
+    };
+    math.import(
+      Object.fromEntries(DISABLED.map((name) => [name, disabled(name)])),
+      {
+        override: true,
+      },
+    );
+    return { math, evaluate };
+  });
+  return loaded;
+}
 
 /**
  * Evaluate `expression` (mathjs syntax: `+ - * / ^ %`, parentheses, functions such as `sqrt`,
@@ -58,11 +75,12 @@ math.import(
  * if (await mathEval("/", { expression: "2^10 + sqrt(16)" }) !== "1028") throw new Error();
  * ```
  */
-export function mathEval(
+export async function mathEval(
   _workspace: string,
   args: Record<string, unknown>,
 ): Promise<string> {
   const { expression, precision } = MathEvalArgsSchema.parse(args);
+  const { math, evaluate } = await limitedMath();
   let result: unknown;
   try {
     result = evaluate(expression, new Map());
@@ -78,7 +96,7 @@ export function mathEval(
   const text = values.map((value) => math.format(value, { precision })).join(
     "\n",
   );
-  return Promise.resolve(capOutput("math_eval", text));
+  return capOutput("math_eval", text);
 }
 
 function isResultSet(value: unknown): value is { entries: unknown[] } {

@@ -13,11 +13,11 @@ import {
   type ToolResponse,
 } from "./_protocol.ts";
 
-/** A tool of a child: gets the request's workspace and raw arguments, returns the model's text. */
+/** A tool of a child: gets the request's workspace and raw arguments, returns the model's text (or a promise of it). */
 export type ChildTool = (
   workspace: string,
   args: Record<string, unknown>,
-) => Promise<string>;
+) => string | Promise<string>;
 
 /**
  * Answer one request line with one of `tools`. Never throws: a bad line, an unknown tool,

@@ -1,0 +1,154 @@
+// The compute tools of tools/ run in-process: results, refusals and limits.
+// compute_child_test.ts runs them in their real child with no permissions.
+import assert from "node:assert/strict";
+import { base64 } from "../../tools/_base64.ts";
+import { checksum } from "../../tools/_checksum.ts";
+import { diffTexts } from "../../tools/_diff_texts.ts";
+import { jsonQuery } from "../../tools/_json_query.ts";
+import { mathEval } from "../../tools/_math_eval.ts";
+import { handleComputeRequestLine } from "../../tools/compute.ts";
+import { failsWith } from "./_workspace.ts";
+
+const MIB = 1024 * 1024;
+
+Deno.test("mathEval() evaluates arithmetic, functions, units and statements", async (t) => {
+  const rows: [string, string][] = [
+    ["1 + 2 * 3", "7"],
+    ["(1 + 2) * 3 % 4", "1"],
+    ["0.1 + 0.2", "0.3"],
+    ["sqrt(2)^2", "2"],
+    ["5 km to mile", "3.1068559611867 mile"],
+    ["a = 4; b = a * 2; b + 1", "9"],
+    ["[1, 2] * 3", "[3, 6]"],
+    ["1 / 0", "Infinity"],
+  ];
+  for (const [expression, expected] of rows) {
+    await t.step(expression, async () => {
+      assert.equal(await mathEval("/", { expression }), expected);
+    });
+  }
+  assert.equal(await mathEval("/", { expression: "pi", precision: 5 }), "3.1416");
+  await assert.rejects(
+    mathEval("/", { expression: "a" }),
+    failsWith("invalid_arguments", /Undefined symbol a/),
+  );
+});
+
+Deno.test("mathEval() refuses the functions that parse or define code, and never reaches JavaScript", async (t) => {
+  for (
+    const name of ["import", "createUnit", "evaluate", "parse", "compile", "simplify", "derivative"]
+  ) {
+    await t.step(name, async () => {
+      await assert.rejects(
+        mathEval("/", { expression: `${name}("1")` }),
+        failsWith("invalid_arguments", new RegExp(`the function ${name} is disabled`)),
+      );
+    });
+  }
+  for (
+    const expression of ["constructor", 'cos.constructor("return 1")()', "f = sin; f.constructor"]
+  ) {
+    await t.step(expression, async () => {
+      await assert.rejects(mathEval("/", { expression }), failsWith("invalid_arguments", /./));
+    });
+  }
+  await assert.rejects(mathEval("/", { expression: "1".repeat(10_001) }), /expression/);
+});
+
+Deno.test("diffTexts() returns a unified diff of two texts", () => {
+  assert.equal(
+    diffTexts("/", { old: "a\nb\nc\n", new: "a\nB\nc\n", old_name: "x", new_name: "y" }),
+    "--- x\n+++ y\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c",
+  );
+  assert.equal(diffTexts("/", { old: "same", new: "same" }), "(the texts are equal)");
+  assert.equal(
+    diffTexts("/", { old: "1\n2\n3\n4\n5\n", new: "1\n2\n3\n4\nfive\n", context: 0 }),
+    "--- old\n+++ new\n@@ -5,1 +5,1 @@\n-5\n+five",
+  );
+  assert.throws(() => diffTexts("/", { old: "x".repeat(MIB + 1), new: "" }), /larger than 1 MiB/);
+});
+
+Deno.test("jsonQuery() applies a JMESPath expression and refuses bad JSON or queries", () => {
+  const json = JSON.stringify({ items: [{ name: "a", price: 5 }, { name: "b", price: 15 }] });
+  assert.equal(jsonQuery("/", { json, query: "items[?price > `10`].name" }), '[\n  "b"\n]');
+  assert.equal(jsonQuery("/", { json, query: "length(items)" }), "2");
+  assert.equal(jsonQuery("/", { json, query: "missing" }), "null");
+  assert.throws(
+    () => jsonQuery("/", { json: "{oops", query: "a" }),
+    failsWith("invalid_arguments", /not valid JSON/),
+  );
+  assert.throws(
+    () => jsonQuery("/", { json, query: "items[?" }),
+    failsWith("invalid_arguments", /not a valid JMESPath expression/),
+  );
+});
+
+Deno.test("checksum() hashes UTF-8 text with each algorithm (FIPS 180 and RFC 1321 vectors)", () => {
+  assert.equal(
+    checksum("/", { text: "abc" }),
+    "sha256: ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+  );
+  assert.equal(
+    checksum("/", { text: "abc", algorithm: "sha1" }),
+    "sha1: a9993e364706816aba3e25717850c26c9cd0d89d",
+  );
+  assert.match(
+    checksum("/", { text: "abc", algorithm: "sha512" }),
+    /^sha512: ddaf35a193617aba.*a54ca49f$/,
+  );
+  assert.equal(
+    checksum("/", { text: "abc", algorithm: "md5" }),
+    "md5: 900150983cd24fb0d6963f7d28e17f72",
+  );
+  assert.equal(
+    checksum("/", { text: "", encoding: "base64" }),
+    "sha256: 47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+  );
+  assert.throws(() => checksum("/", { text: "x", algorithm: "crc32" }), /algorithm/);
+});
+
+Deno.test("base64() encodes and decodes text in both alphabets and refuses what is not base64 text", () => {
+  assert.equal(base64("/", { text: "héllo?>", action: "encode" }), "aMOpbGxvPz4=");
+  assert.equal(
+    base64("/", { text: "héllo?>", action: "encode", url_safe: true }),
+    "aMOpbGxvPz4",
+  );
+  assert.equal(base64("/", { text: "aMOp bGxv\nPz4=", action: "decode" }), "héllo?>");
+  assert.equal(
+    base64("/", { text: "aMOpbGxvPz4", action: "decode", url_safe: true }),
+    "héllo?>",
+  );
+  assert.throws(
+    () => base64("/", { text: "a-b_", action: "decode" }),
+    failsWith("invalid_arguments", /not base64 \(for the URL-safe alphabet/),
+  );
+  assert.throws(
+    () => base64("/", { text: "/w==", action: "decode" }),
+    failsWith("invalid_arguments", /not UTF-8 text/),
+  );
+  assert.throws(() => base64("/", { text: "x", action: "rot13" }), /action/);
+});
+
+Deno.test("handleComputeRequestLine() serves only the compute tools and answers bad input as data", async () => {
+  const ok = await handleComputeRequestLine(
+    JSON.stringify({ id: 1, tool: "math_eval", args: { expression: "6*7" }, workspace: "/" }),
+  );
+  assert.deepEqual(ok, { id: 1, ok: true, output: "42" });
+  const fileTool = await handleComputeRequestLine(
+    JSON.stringify({
+      id: 2,
+      tool: "write_file",
+      args: { path: "/tmp/x", content: "" },
+      workspace: "/",
+    }),
+  );
+  assert.equal(!fileTool.ok && fileTool.error.kind, "invalid_arguments");
+  assert.match(
+    !fileTool.ok ? fileTool.error.message : "",
+    /serves math_eval, diff, json_query, checksum, base64/,
+  );
+  const badArgs = await handleComputeRequestLine(
+    JSON.stringify({ id: 3, tool: "checksum", args: { text: 1 }, workspace: "/" }),
+  );
+  assert.equal(!badArgs.ok && badArgs.error.kind, "invalid_arguments");
+});
