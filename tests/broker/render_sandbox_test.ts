@@ -294,3 +294,40 @@ Deno.test("renderSandbox() never emits an escape, over its whole output space", 
   }
   assert.ok(rendered > 10_000, `only ${rendered} renderings checked`);
 });
+
+Deno.test("renderSandbox() gives a tool child without permissions no flag, no workspace and / as cwd", async (t) => {
+  const compute: SandboxCommand = {
+    kind: "tool_child",
+    entry: "/opt/odek/tools/compute.ts",
+    permissions: "none",
+  };
+  const nothing = set({ readPaths: [] });
+  for (const context of [CONTEXT, { ...CONTEXT, mode: "none" as const }]) {
+    await t.step(`mode ${context.mode}`, () => {
+      const { argv, env } = renderSandbox(nothing, context, compute);
+      assert.deepEqual(argv.filter((a) => a.startsWith("--allow-")), []);
+      assert.ok(argv.includes("--v8-flags=--max-old-space-size=512"));
+      assert.ok(!argv.some((a) => a.startsWith(WS)), "the workspace is not named");
+      assert.equal(env.PWD, "/");
+      assert.equal(argv.at(-1), "/opt/odek/tools/compute.ts");
+      if (context.mode === "bwrap") {
+        assert.equal(argv[argv.indexOf("--chdir") + 1], "/");
+        const bound = mounts(argv).map(([, p]) => p);
+        assert.ok(bound.includes("/opt/odek/tools") && !bound.includes(WS));
+      }
+    });
+  }
+  await t.step("a set that grants anything is refused", () => {
+    for (
+      const grant of [
+        { readPaths: [WS] },
+        { readPaths: [], writePaths: [WS] },
+        { readPaths: [], runBinaries: ["/usr/bin/git"] },
+        { readPaths: [], envNames: ["HOME"] },
+        { readPaths: [], network: { type: "proxy" as const, allowDomains: [] } },
+      ]
+    ) {
+      assert.throws(() => renderSandbox(set(grant), CONTEXT, compute), RangeError);
+    }
+  });
+});
