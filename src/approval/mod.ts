@@ -11,4 +11,5 @@ export * from "./parse_yes_flag.ts";
 export * from "./non_interactive_approver.ts";
 export * from "./approval_memory.ts";
 export * from "./terminal_approver.ts";
+export * from "./render_patch_preview.ts";
 export * from "./render_write_diff.ts";

@@ -8,6 +8,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { redactKnownValues, type Redactor, secretEnvValues } from "../_util/redact_known_values.ts";
 import { NonInteractiveApprover } from "../approval/non_interactive_approver.ts";
+import { renderPatchPreview } from "../approval/render_patch_preview.ts";
 import { renderWriteDiff } from "../approval/render_write_diff.ts";
 import { TerminalApprover } from "../approval/terminal_approver.ts";
 import { SandboxBroker } from "../broker/sandbox_broker.ts";
@@ -248,13 +249,14 @@ export async function buildGate(
   };
 }
 
-/** The shell command, or for a file write the diff against the file as it is now. */
+/** The shell command, or for a file write or patch the diff against the file as it is now. */
 async function previewCall(
   call: { name: string; args: Record<string, unknown> },
   workspace: string,
 ): Promise<string | undefined> {
   if (typeof call.args.command === "string") return call.args.command;
-  if (call.name !== "write_file" || typeof call.args.path !== "string") return undefined;
+  const isEdit = call.name === "write_file" || call.name === "patch";
+  if (!isEdit || typeof call.args.path !== "string") return undefined;
   const path = resolve(workspace, call.args.path);
   let before: string | null = null;
   try {
@@ -263,6 +265,7 @@ async function previewCall(
   } catch {
     // A new file: the whole content is added.
   }
+  if (call.name === "patch") return renderPatchPreview(before, call.args, call.args.path);
   return renderWriteDiff(before, String(call.args.content ?? ""), { path: call.args.path });
 }
 
