@@ -45,7 +45,7 @@ async function readOnlyToolsWork(f: SandboxFixture): Promise<void> {
     assert.ok(tree.ok, JSON.stringify(tree));
     assert.match(
       tree.output,
-      /^\.\/\n  \.gitignore \(6 bytes\)\n  src\/\n    a\.ts \(40 bytes\)\n/,
+      /^\.\/\n {2}\.gitignore \(6 bytes\)\n {2}src\/\n {4}a\.ts \(40 bytes\)\n/,
     );
     assert.doesNotMatch(tree.output, /node_modules|debug\.log/);
     const info = await pool.call("file_info", { path: "src/a.ts" }, options);

@@ -23,7 +23,7 @@ Deno.test("patch() replaces a unique old_string atomically, keeps the mode and s
       "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n",
     );
     assert.match(out, /^Patched a\.ts:\n--- a\.ts\n\+\+\+ a\.ts\n@@ -3,5 \+3,5 @@/);
-    assert.match(out, /\n-  return 1;\n\+  return 2;\n/);
+    assert.match(out, /\n- {2}return 1;\n\+ {2}return 2;\n/);
     assert.equal((await Deno.stat(file)).mode! & 0o777, 0o600);
     assert.deepEqual((await Array.fromAsync(Deno.readDir(ws))).map((e) => e.name), ["a.ts"]);
   });
@@ -80,7 +80,7 @@ Deno.test("patch() applies a unified diff whose hunks each match one place", asy
       await Deno.readTextFile(file),
       "function a() {\n  return 10;\n}\n\nfunction b() {\n  const x = 20;\n  return x;\n}\n",
     );
-    assert.match(out, /\+  return 10;/);
+    assert.match(out, /\+ {2}return 10;/);
     await Deno.writeTextFile(join(ws, "crlf.txt"), "one\r\ntwo\r\n");
     await patch(ws, { path: "crlf.txt", diff: "@@ -1,2 +1,2 @@\n one\n-two\n+2\n" });
     assert.equal(await Deno.readTextFile(join(ws, "crlf.txt")), "one\r\n2\r\n");
@@ -103,7 +103,7 @@ Deno.test("patch() refuses ambiguous and stale hunks with the reason and leaves 
         path: "a.ts",
         diff: "@@ -1,2 +1,2 @@\n function a() {\n-  return 7;\n+  return 2;\n",
       }),
-      failsWith("failed", /hunk 1 .* is stale: .*the line "  return 7;" is not in the file/),
+      failsWith("failed", /hunk 1 .* is stale: .*the line " {2}return 7;" is not in the file/),
     );
     await assert.rejects(
       patch(ws, {
