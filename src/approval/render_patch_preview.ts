@@ -11,7 +11,8 @@ const MAX_SHOWN_LINES = 400;
 /**
  * The preview of a `patch` call: for `old_string`/`new_string`, the diff of the whole file when
  * `old_string` occurs exactly once in `before` (else the replacement alone, with a line saying
- * the tool will refuse it); for `diff`, the diff as the model sent it (at most 400 lines).
+ * the tool will refuse it); for `diff`, the diff's hunks as the model sent them under `---`/`+++`
+ * headers naming `path` (the tool ignores the diff's own file names), at most 400 lines.
  *
  * @param before the file's current text, or `null` when it cannot be read
  * @param args the call's arguments (`old_string`, `new_string`, `diff`)
@@ -31,8 +32,11 @@ export function renderPatchPreview(
   path: string,
 ): string | undefined {
   if (typeof args.diff === "string") {
-    const lines = args.diff.split("\n");
-    if (lines.length <= MAX_SHOWN_LINES) return args.diff.replace(/\n$/, "");
+    // The tool edits `path` whatever the diff's own headers say: show `path`, not them.
+    const sent = args.diff.replace(/\n$/, "").split("\n");
+    const firstHunk = sent.findIndex((line) => line.startsWith("@@"));
+    const lines = [`--- ${path}`, `+++ ${path}`, ...sent.slice(Math.max(0, firstHunk))];
+    if (lines.length <= MAX_SHOWN_LINES) return lines.join("\n");
     const rest = lines.length - MAX_SHOWN_LINES;
     return `${lines.slice(0, MAX_SHOWN_LINES).join("\n")}\n… ${rest} more diff lines not shown`;
   }

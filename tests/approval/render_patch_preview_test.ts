@@ -24,11 +24,17 @@ Deno.test("renderPatchPreview() says when the tool will refuse the replacement",
   assert.equal(renderPatchPreview("a", { path: "x" }, "x"), undefined);
 });
 
-Deno.test("renderPatchPreview() shows a unified diff as sent, cut at 400 lines", () => {
+Deno.test("renderPatchPreview() shows a unified diff's hunks under the real path, cut at 400 lines", () => {
   const diff = "@@ -1 +1 @@\n-a\n+b\n";
-  assert.equal(renderPatchPreview("a\n", { diff }, "x"), "@@ -1 +1 @@\n-a\n+b");
-  const long = Array.from({ length: 500 }, (_, i) => `+${i}`).join("\n");
+  assert.equal(renderPatchPreview("a\n", { diff }, "x"), "--- x\n+++ x\n@@ -1 +1 @@\n-a\n+b");
+  const disguised = "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-a\n+b\n";
+  assert.equal(
+    renderPatchPreview(null, { diff: disguised }, "/home/ada/.bashrc"),
+    "--- /home/ada/.bashrc\n+++ /home/ada/.bashrc\n@@ -1 +1 @@\n-a\n+b",
+    "the path the tool edits is shown, not the names the diff claims",
+  );
+  const long = ["@@ -1,0 +1,500 @@", ...Array.from({ length: 500 }, (_, i) => `+${i}`)].join("\n");
   const shown = renderPatchPreview(null, { diff: long }, "x")!.split("\n");
   assert.equal(shown.length, 401);
-  assert.equal(shown[400], "… 100 more diff lines not shown");
+  assert.equal(shown[400], "… 103 more diff lines not shown");
 });
