@@ -36,7 +36,10 @@ Deno.test("SandboxBroker.run() refuses unknown tools and invalid arguments befor
   try {
     const unknown = await broker.run({ id: "c1", name: "launch_rocket", args: {} });
     assert.equal(kindOf(unknown), "unknown_tool");
-    assert.match(textOf(unknown), /launch_rocket.*the tools are read_file, write_file, .*glob.*shell/);
+    assert.match(
+      textOf(unknown),
+      /launch_rocket.*the tools are read_file, write_file, .*glob.*shell/,
+    );
     const invalid = await broker.run({ id: "c2", name: "read_file", args: { offset: 2 } });
     assert.equal(kindOf(invalid), "invalid_arguments");
     assert.match(textOf(invalid), /path/);
