@@ -12,3 +12,5 @@ export * from "./non_interactive_approver.ts";
 export * from "./approval_memory.ts";
 export * from "./terminal_approver.ts";
 export * from "./render_write_diff.ts";
+export * from "./clarifier.ts";
+export * from "./terminal_clarifier.ts";

@@ -11,8 +11,11 @@
  */
 import { z } from "zod";
 
-/** Where a tool runs: in the long-lived Deno file-tool child, or as a program in a fresh sandbox. */
-export type ToolCategory = "files" | "shell";
+/**
+ * Where a tool runs: in the long-lived Deno file-tool child, as a program in a fresh sandbox, or
+ * in the core itself (`plan`, `clarify`: they touch nothing outside the run).
+ */
+export type ToolCategory = "files" | "shell" | "core";
 
 /** One built-in tool. */
 export interface BuiltinTool {
@@ -31,6 +34,35 @@ export const MAX_SHELL_STREAM_BYTES = 1024 * 1024;
 const path = z.string().min(1).max(4096).describe(
   "Path, relative to the workspace or absolute inside it",
 );
+
+const stepId = z.string().regex(/^[^\s\[\]]{1,32}$/, "1-32 characters, no whitespace or brackets");
+
+/** Arguments of `plan` (odek-go §4.3 verbs, plus acceptance checks). */
+const PLAN_ARGS = z.strictObject({
+  action: z.enum(["create", "update", "get"]),
+  steps: z.array(z.strictObject({
+    id: stepId,
+    title: z.string().min(1).max(200),
+    check: z.strictObject({
+      tool: z.string().min(1).max(64).describe("The tool whose successful call proves the step"),
+      args_include: z.string().min(1).max(200).optional().describe(
+        "Text the proving call's arguments must contain",
+      ),
+    }).optional(),
+  })).min(1).max(12).optional().describe('For "create": the steps'),
+  updates: z.array(z.strictObject({
+    id: stepId,
+    status: z.enum(["pending", "in_progress", "done", "blocked"]).optional(),
+    note: z.string().max(500).optional(),
+  })).min(1).max(12).optional().describe('For "update": the changes, applied all or none'),
+}).superRefine((args, ctx) => {
+  if (args.action === "create" && !args.steps) {
+    ctx.addIssue({ code: "custom", path: ["steps"], message: 'action "create" needs steps' });
+  }
+  if (args.action === "update" && !args.updates) {
+    ctx.addIssue({ code: "custom", path: ["updates"], message: 'action "update" needs updates' });
+  }
+});
 
 /** Every built-in tool, in the order the model sees them. */
 export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
@@ -80,6 +112,22 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
       timeout_seconds: z.int().min(1).max(1800).optional().describe(
         "Kill the command and everything it started after this many seconds (default 1800)",
       ),
+    }),
+  },
+  {
+    name: "plan",
+    category: "core",
+    description:
+      'Keep a plan for this run. action "create" replaces the plan with steps (1-12; each may name a check: a tool whose successful call proves the step done, e.g. {"tool":"shell","args_include":"deno test"}); "update" changes statuses (pending, in_progress, done, blocked) and notes atomically; "get" shows it. A step with a check can be set done only after a successful call of that tool completed after the plan was created. The plan stays visible at the top of the conversation.',
+    schema: PLAN_ARGS,
+  },
+  {
+    name: "clarify",
+    category: "core",
+    description:
+      "Ask the operator one question and wait for the answer. Use only when you cannot proceed safely without it; when nobody can answer (a non-interactive run) the call is denied and you should continue on your best judgement and say what you assumed.",
+    schema: z.strictObject({
+      question: z.string().min(1).max(2000).describe("The question, self-contained"),
     }),
   },
 ];

@@ -96,6 +96,10 @@ export function toolCallParts(
       const start = pattern.startsWith("/") ? globBase(pattern) : `${base}/${globBase(pattern)}`;
       return [readPart(name, start.replace(/\/\.$/, ""), paths, ws)];
     }
+    case "plan":
+    case "clarify":
+      // Core tools: the plan is the run's own state; a question only reaches the operator.
+      return [part("read", name, name === "plan" ? "updates the run's plan" : "asks the operator")];
     case "write_file": {
       const path = str("path");
       return path === undefined
