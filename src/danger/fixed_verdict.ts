@@ -45,11 +45,20 @@ export interface ClassifiedCall {
  */
 export function fixedVerdict(invocation: ClassifiedCall): Verdict {
   const { name, args } = invocation;
-  const riskClass: RiskClass | undefined = name === "read_file" || name === "glob"
+  if (name === "bg_start" && args.detach === true) {
+    return {
+      parts: [{ riskClass: "unknown", subject: `${name} (detached)`, targets: [] }],
+      decision: "deny",
+      reason:
+        "A detached background job needs the operator's approval, and this run has no approver",
+    };
+  }
+  const riskClass: RiskClass | undefined = name === "read_file" || name === "glob" ||
+      name === "bg_list" || name === "bg_status" || name === "bg_output" || name === "bg_stop"
     ? "read"
     : name === "write_file"
     ? "local_write"
-    : name === "shell"
+    : name === "shell" || name === "bg_start"
     ? "code_execution"
     : undefined;
   if (riskClass === undefined) {
@@ -61,7 +70,9 @@ export function fixedVerdict(invocation: ClassifiedCall): Verdict {
   }
   const rawPath = typeof args.path === "string" ? args.path : name === "glob" ? "." : undefined;
   const targets = riskClass === "code_execution" || rawPath === undefined ? [] : [rawPath];
-  const subject = name === "shell" && typeof args.command === "string" ? args.command : name;
+  const subject = (name === "shell" || name === "bg_start") && typeof args.command === "string"
+    ? args.command
+    : name;
   return {
     parts: [{ riskClass, subject, targets }],
     decision: "allow",
