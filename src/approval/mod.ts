@@ -13,3 +13,5 @@ export * from "./approval_memory.ts";
 export * from "./terminal_approver.ts";
 export * from "./render_patch_preview.ts";
 export * from "./render_write_diff.ts";
+export * from "./clarifier.ts";
+export * from "./terminal_clarifier.ts";

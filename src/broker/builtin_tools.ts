@@ -11,15 +11,18 @@
  * @module
  */
 import { z } from "zod";
+import { BG_TOOL_SPECS } from "./_bg_tool_specs.ts";
 import { COMPUTE_TOOL_SPECS } from "./_compute_tool_specs.ts";
+import { CORE_TOOL_SPECS } from "./_core_tool_specs.ts";
 import { FILE_TOOL_SPECS } from "./_file_tool_specs.ts";
 
 /**
  * Where a tool runs: `files` in the long-lived file-tool child of the call's scope, `shell` as a
  * program in a fresh sandbox, `compute` in the long-lived compute child, which has no
- * permissions at all.
+ * permissions at all, `bg` in the broker's background-job manager (shell's sandbox), `core` in
+ * the core itself (`plan`, `clarify`: they touch nothing outside the run).
  */
-export type ToolCategory = "files" | "shell" | "compute";
+export type ToolCategory = "files" | "shell" | "compute" | "bg" | "core";
 
 /** One built-in tool. */
 export interface BuiltinTool {
@@ -50,4 +53,6 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
     }),
   },
   ...COMPUTE_TOOL_SPECS,
+  ...BG_TOOL_SPECS,
+  ...CORE_TOOL_SPECS,
 ];

@@ -14,6 +14,8 @@ import { derivePermissions } from "./derive_permissions.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 import { runShell } from "./run_shell.ts";
+import { BackgroundJobs } from "./background_jobs.ts";
+import { runBackgroundTool } from "./_run_background_tool.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
 import type { ToolBroker, ToolInvocation, ToolResult } from "./tool_broker.ts";
 
@@ -76,6 +78,8 @@ export class SandboxBroker implements ToolBroker {
   #shells = new Set<AbortController>();
   /** The next shell sandbox of each scope, started ahead of time (see `_sandbox_standby.ts`). */
   #standby = new SandboxStandby();
+  /** Background jobs of this run (`bg_*`): non-detached ones are stopped by close(). */
+  #jobs = new BackgroundJobs();
   #closed = false;
 
   /** @param options context, workspace resolver, trust level and timeouts */
@@ -153,6 +157,15 @@ export class SandboxBroker implements ToolBroker {
         signal,
       });
     }
+    if (tool.category === "bg") {
+      return await runBackgroundTool(this.#jobs, name, args, {
+        set,
+        context: { ...context, workspace },
+      });
+    }
+    if (tool.category !== "shell") {
+      return failure("unknown_tool", `${name} does not run in a sandbox`);
+    }
     const seconds = typeof args.timeout_seconds === "number" ? args.timeout_seconds : undefined;
     const controller = new AbortController();
     const onAbort = () => controller.abort();
@@ -184,7 +197,12 @@ export class SandboxBroker implements ToolBroker {
   async close(): Promise<void> {
     this.#closed = true;
     for (const controller of this.#shells) controller.abort();
-    await Promise.all([this.#pool.close(), this.#computePool.close(), this.#standby.close()]);
+    await Promise.all([
+      this.#pool.close(),
+      this.#computePool.close(),
+      this.#standby.close(),
+      this.#jobs.close(),
+    ]);
   }
 }
 

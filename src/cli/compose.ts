@@ -11,6 +11,8 @@ import { NonInteractiveApprover } from "../approval/non_interactive_approver.ts"
 import { renderPatchPreview } from "../approval/render_patch_preview.ts";
 import { renderWriteDiff } from "../approval/render_write_diff.ts";
 import { TerminalApprover } from "../approval/terminal_approver.ts";
+import { type Clarifier, NoOperatorClarifier } from "../approval/clarifier.ts";
+import { TerminalClarifier } from "../approval/terminal_clarifier.ts";
 import { SandboxBroker } from "../broker/sandbox_broker.ts";
 import type { ClassifyContext } from "../danger/classifier.ts";
 import { createClassifier } from "../danger/create_classifier.ts";
@@ -267,6 +269,16 @@ async function previewCall(
   }
   if (call.name === "patch") return renderPatchPreview(before, call.args, call.args.path);
   return renderWriteDiff(before, String(call.args.content ?? ""), { path: call.args.path });
+}
+
+/**
+ * Who answers the `clarify` tool: the person at the controlling terminal when there is one, else
+ * nobody (every question is denied with a reason telling the model to go on).
+ */
+export async function buildClarifier(): Promise<Clarifier> {
+  return (await hasTerminal())
+    ? new TerminalClarifier()
+    : new NoOperatorClarifier("no terminal is attached to this run");
 }
 
 /** Whether this process has a controlling terminal to ask on. */

@@ -12,6 +12,8 @@ import type { ToolBroker } from "../broker/tool_broker.ts";
 import type { Model } from "../llm/model.ts";
 import { makeRunEvent, newRunId } from "../loop/make_run_event.ts";
 import type { ToolGate } from "../loop/gate_tool_calls.ts";
+import type { Clarifier } from "../approval/clarifier.ts";
+import { buildClarifier } from "./compose.ts";
 import { runAgent } from "../loop/run_agent.ts";
 import type { RunEvent } from "../loop/run_event.ts";
 import type { RunStats } from "../loop/run_stats.ts";
@@ -36,6 +38,8 @@ export interface ExecuteRunOptions {
   resumed: boolean;
   /** Classifies and approves tool calls. */
   gate?: ToolGate;
+  /** Answers `clarify`. @default the terminal when there is one, else nobody */
+  clarifier?: Clarifier;
 }
 
 /**
@@ -95,6 +99,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       signal: controller.signal,
       redact: options.redact,
       ...(options.gate ? { gate: options.gate } : {}),
+      clarifier: options.clarifier ?? await buildClarifier(),
     });
     renderer?.close();
     const id = session.meta.id;

@@ -110,6 +110,25 @@ export function toolCallParts(
       const start = pattern.startsWith("/") ? globBase(pattern) : `${base}/${globBase(pattern)}`;
       return [readPart(name, start.replace(/\/\.$/, ""), paths, ws)];
     }
+    case "bg_start": {
+      const command = str("command");
+      const parts = command === undefined
+        ? [part("unknown", name, "no command")]
+        : classifyShell(command);
+      // A detached job outlives the run and every later approval: it always asks.
+      return args.detach === true
+        ? [...parts, part("unknown", `${name} (detached)`, "keeps running after the run ends")]
+        : parts;
+    }
+    case "bg_list":
+    case "bg_status":
+    case "bg_output":
+    case "bg_stop":
+      return [part("read", name, "inspects or stops this run's background jobs")];
+    case "plan":
+    case "clarify":
+      // Core tools: the plan is the run's own state; a question only reaches the operator.
+      return [part("read", name, name === "plan" ? "updates the run's plan" : "asks the operator")];
     case "write_file":
     case "patch": {
       const path = str("path");

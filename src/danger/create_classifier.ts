@@ -96,7 +96,13 @@ export async function createClassifier(options: CreateClassifierOptions = {}): P
       const parts = dedupe(
         toolCallParts(call, context, (command) => classifyCommand(command, context)),
       );
-      return decide(parts, context.trustLevel, { trustedClasses: context.trustedClasses ?? [] });
+      const verdict = decide(parts, context.trustLevel, {
+        trustedClasses: context.trustedClasses ?? [],
+      });
+      // A detached background job outlives the run: no trust level or trusted class skips the ask.
+      return call.name === "bg_start" && call.args.detach === true && verdict.decision === "allow"
+        ? { ...verdict, decision: "ask", reason: `${verdict.reason}; a detached job always asks` }
+        : verdict;
     },
   };
 }

@@ -23,6 +23,7 @@ const READ_TOOLS = new Set(["read_file", "glob", "search_files", "file_info", "t
 const DEFAULT_DOT = new Set(["glob", "search_files", "tree"]);
 /** Tools of the compute child: they touch nothing. */
 const COMPUTE_TOOLS = new Set(["math_eval", "diff", "json_query", "checksum", "base64"]);
+const BG_READ_TOOLS = new Set(["bg_list", "bg_status", "bg_output", "bg_stop"]);
 
 /**
  * Classify a built-in tool call by its tool name alone, without looking at its arguments.
@@ -53,11 +54,20 @@ const COMPUTE_TOOLS = new Set(["math_eval", "diff", "json_query", "checksum", "b
  */
 export function fixedVerdict(invocation: ClassifiedCall): Verdict {
   const { name, args } = invocation;
-  const riskClass: RiskClass | undefined = READ_TOOLS.has(name) || COMPUTE_TOOLS.has(name)
+  if (name === "bg_start" && args.detach === true) {
+    return {
+      parts: [{ riskClass: "unknown", subject: `${name} (detached)`, targets: [] }],
+      decision: "deny",
+      reason:
+        "A detached background job needs the operator's approval, and this run has no approver",
+    };
+  }
+  const riskClass: RiskClass | undefined = READ_TOOLS.has(name) || COMPUTE_TOOLS.has(name) ||
+      BG_READ_TOOLS.has(name)
     ? "read"
     : name === "write_file" || name === "patch"
     ? "local_write"
-    : name === "shell"
+    : name === "shell" || name === "bg_start"
     ? "code_execution"
     : undefined;
   if (riskClass === undefined) {
@@ -75,7 +85,9 @@ export function fixedVerdict(invocation: ClassifiedCall): Verdict {
   const targets = riskClass === "code_execution" || COMPUTE_TOOLS.has(name) || rawPath === undefined
     ? []
     : [rawPath];
-  const subject = name === "shell" && typeof args.command === "string" ? args.command : name;
+  const subject = (name === "shell" || name === "bg_start") && typeof args.command === "string"
+    ? args.command
+    : name;
   return {
     parts: [{ riskClass, subject, targets }],
     decision: "allow",

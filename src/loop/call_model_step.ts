@@ -7,6 +7,7 @@
 import type { AssistantMessage } from "../_util/chat_message.ts";
 import { StreamRedactor } from "../_util/stream_redactor.ts";
 import type { RunContext } from "./run_context.ts";
+import { withPlan } from "./with_plan.ts";
 
 /** What follows a model turn. */
 export type AfterModelStep =
@@ -42,7 +43,7 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
   try {
     response = await context.model.complete(
       {
-        messages: context.messages,
+        messages: withPlan(context.messages, context.plan.render()),
         tools: context.toolSpecs,
         iteration: context.stats.iterations,
         signal: context.signal,

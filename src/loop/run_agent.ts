@@ -11,6 +11,8 @@ import type { ToolBroker } from "../broker/tool_broker.ts";
 import type { Model, ToolSpec } from "../llm/model.ts";
 import { callModelStep } from "./call_model_step.ts";
 import type { ToolGate } from "./gate_tool_calls.ts";
+import type { Clarifier } from "../approval/clarifier.ts";
+import { restorePlan } from "./restore_plan.ts";
 import type { RunContext, TranscriptJournal } from "./run_context.ts";
 import { makeRunEvent } from "./make_run_event.ts";
 import type { RunEventSink } from "./run_event.ts";
@@ -33,6 +35,8 @@ export interface RunAgentOptions {
   maxToolParallel?: number;
   /** Classifies each call and asks the approver about those that ask. @default none: every call runs */
   gate?: ToolGate;
+  /** Answers the `clarify` tool. @default none: every question is denied with a reason */
+  clarifier?: Clarifier;
   /** 128-bit hex id of this run. */
   runId: string;
   sessionId?: string;
@@ -87,6 +91,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     stats,
     maxToolParallel: options.maxToolParallel ?? 4,
     ...(options.gate ? { gate: options.gate } : {}),
+    ...(options.clarifier ? { clarifier: options.clarifier } : {}),
+    plan: restorePlan(options.messages),
     signal,
     now,
     redact: options.redact ?? ((text) => text),

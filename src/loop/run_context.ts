@@ -10,6 +10,8 @@ import type { Model, ToolSpec } from "../llm/model.ts";
 import type { RunEventData, RunEventType } from "./run_event.ts";
 import type { RunStats } from "./run_stats.ts";
 import type { ToolGate } from "./gate_tool_calls.ts";
+import type { Clarifier } from "../approval/clarifier.ts";
+import type { PlanState } from "./plan_state.ts";
 
 /** The journal the loop appends to: an open session satisfies it. */
 export interface TranscriptJournal {
@@ -30,6 +32,10 @@ export interface RunContext {
   readonly maxToolParallel: number;
   /** Classifies and approves tool calls; without it every call runs (the broker's fixed scope). */
   readonly gate?: ToolGate;
+  /** The run's plan and the ledger of completed calls its checks are proven by. */
+  readonly plan: PlanState;
+  /** Answers `clarify`; without it every question is denied. */
+  readonly clarifier?: Clarifier;
   readonly signal: AbortSignal;
   readonly now: () => number;
   /** Applied to everything emitted; `forms` (see `Redactor`) enables redaction across deltas. */

@@ -53,6 +53,10 @@ export interface RunEventData {
   /** Tool calls left without a result by a crash got a synthetic "interrupted" result on resume. */
   session_repaired: { tool_call_ids: string[] };
   session_saved: { message_count: number };
+  /** The model created a plan (counts only: step text stays out of events, odek-go §9). */
+  plan_created: { steps: number; done: number; version: number };
+  /** The model changed step statuses or notes. */
+  plan_updated: { steps: number; done: number; version: number };
   iteration_completed: { input_tokens: number; output_tokens: number; tools_called: number };
   run_completed: {
     duration_ms: number;

@@ -9,6 +9,7 @@ import type { AssistantMessage, ToolCall, ToolMessage } from "../_util/chat_mess
 import type { ToolResult } from "../broker/tool_broker.ts";
 import { gateToolCalls, type PreparedCall } from "./gate_tool_calls.ts";
 import { prepareToolCall } from "./prepare_tool_call.ts";
+import { runCoreTool } from "./run_core_tool.ts";
 import type { RunContext } from "./run_context.ts";
 import { toolResultContent } from "./tool_result_content.ts";
 
@@ -90,8 +91,17 @@ async function runOne(
       },
     };
   } else {
-    result = await context.broker.run(prepared.invocation, context.signal);
+    const tool = context.tools.find((t) => t.name === name);
+    result = tool?.category === "core"
+      ? await runCoreTool(context, prepared.invocation)
+      : await context.broker.run(prepared.invocation, context.signal);
   }
+  context.plan.observe({
+    callId: call.id,
+    name,
+    argsText: call.function.arguments,
+    succeeded: result.ok,
+  });
   const duration = Math.round(context.now() - started);
   if (result.ok) {
     context.emit("tool_call_completed", {

@@ -162,3 +162,26 @@ Deno.test("classifyToolCall() returns unknown for a command it cannot classify, 
     assert.ok(verdict.parts.every((p) => p.riskClass === "unknown"), command.slice(0, 20));
   }
 });
+
+Deno.test("classifyToolCall(): bg_start is classified like shell; detached it always asks; core and bg_* inspection tools read", () => {
+  assert.deepEqual(summary("bg_start", { command: "npm run dev" }).decision, "allow");
+  assert.equal(summary("bg_start", { command: "curl https://e.example" }).decision, "ask");
+  const everything = {
+    ...CONTEXT,
+    trustLevel: "trusted" as const,
+    trustedClasses: ["code_execution" as const, "unknown" as const],
+  };
+  const detached = verdictOf("bg_start", { command: "npm run dev", detach: true }, everything);
+  assert.equal(detached.decision, "ask");
+  assert.match(detached.reason, /detached job always asks/);
+  assert.equal(
+    verdictOf("bg_start", { command: "npm run dev", detach: true }, {
+      ...CONTEXT,
+      trustLevel: "untrusted",
+    }).decision,
+    "deny",
+  );
+  for (const name of ["bg_list", "bg_status", "bg_output", "bg_stop", "plan", "clarify"]) {
+    assert.deepEqual(summary(name, { id: "bg1" }), { decision: "allow", parts: ["read"] }, name);
+  }
+});

@@ -1,0 +1,52 @@
+/**
+ * The clarifier seam: how the `clarify` tool reaches the operator. A clarifier answers one
+ * question with free text, or says nobody can answer (odek-go §4: `clarify {question}` blocks
+ * until the platform answers).
+ *
+ * @module
+ */
+
+/** The operator's answer, or why there is none. Never thrown: the loop returns it to the model. */
+export type ClarifyAnswer =
+  | { answered: true; answer: string }
+  | { answered: false; reason: string };
+
+/** Asks the operator a question. */
+export interface Clarifier {
+  /**
+   * Ask `question` (already redacted) and wait for the answer.
+   *
+   * @param signal aborting stops waiting and rejects with `signal.reason`
+   */
+  ask(question: string, signal?: AbortSignal): Promise<ClarifyAnswer>;
+}
+
+/**
+ * The clarifier of runs where nobody can answer (`--json`, no terminal, sub-agents): every
+ * question is answered with a reason telling the model to go on without it.
+ *
+ * @example
+ * ```ts
+ * import { NoOperatorClarifier } from "./clarifier.ts";
+ * const answer = await new NoOperatorClarifier("the run is non-interactive").ask("Which branch?");
+ * if (answer.answered) throw new Error("nobody should answer");
+ * ```
+ */
+export class NoOperatorClarifier implements Clarifier {
+  readonly #why: string;
+
+  /** @param why why nobody can answer, e.g. "no terminal is attached" */
+  constructor(why: string) {
+    this.#why = why;
+  }
+
+  /** Always `{ answered: false }` with a reason that says how to continue. */
+  ask(_question: string, signal?: AbortSignal): Promise<ClarifyAnswer> {
+    signal?.throwIfAborted();
+    return Promise.resolve({
+      answered: false,
+      reason:
+        `Nobody can answer: ${this.#why}. Continue on your best judgement and state the assumption you made in your final answer.`,
+    });
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The interactive clarifier: asks the person at the controlling terminal.
+ *
+ * @module
+ */
+import type { Clarifier, ClarifyAnswer } from "./clarifier.ts";
+import { escapeControl } from "./_render_call.ts";
+import { type PromptWriter, TtyLines } from "./_tty_lines.ts";
+
+/** Options for {@linkcode TerminalClarifier}. */
+export interface TerminalClarifierOptions {
+  /** The terminal device answers are read from. @default "/dev/tty" */
+  ttyPath?: string;
+  /** Where the question is written. @default Deno.stderr */
+  output?: PromptWriter;
+  /** Longest answer kept, in characters; longer answers are cut. @default 4000 */
+  maxAnswerChars?: number;
+}
+
+/**
+ * Asks at the controlling terminal, like {@linkcode TerminalApprover}: the answer is read from
+ * `/dev/tty`, never from standard input, so piped input cannot answer. The question is shown
+ * with control characters made visible. An empty line, end of input, or no terminal at all
+ * means no answer, with a reason the model can act on.
+ *
+ * @example Without a terminal nobody answers
+ * ```ts
+ * import { TerminalClarifier } from "./terminal_clarifier.ts";
+ * const answer = await new TerminalClarifier({ ttyPath: "/nonexistent/tty" }).ask("Which branch?");
+ * if (answer.answered || !/no terminal/.test(answer.reason)) throw new Error("expected no answer");
+ * ```
+ */
+export class TerminalClarifier implements Clarifier {
+  readonly #ttyPath: string;
+  readonly #output: PromptWriter;
+  readonly #max: number;
+
+  /** @param options terminal path, output and answer cap */
+  constructor(options: TerminalClarifierOptions = {}) {
+    this.#ttyPath = options.ttyPath ?? "/dev/tty";
+    this.#output = options.output ?? Deno.stderr;
+    this.#max = options.maxAnswerChars ?? 4000;
+  }
+
+  /** Ask and wait; see the class comment for the outcomes. */
+  async ask(question: string, signal?: AbortSignal): Promise<ClarifyAnswer> {
+    signal?.throwIfAborted();
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(this.#ttyPath, { read: true });
+    } catch (error) {
+      return {
+        answered: false,
+        reason:
+          `Nobody can answer: no terminal was available to ask the operator (cannot open ${this.#ttyPath}: ${
+            error instanceof Error ? error.message : String(error)
+          }). Continue on your best judgement and state the assumption you made.`,
+      };
+    }
+    let closed = false;
+    const close = () => {
+      if (!closed) file.close();
+      closed = true;
+    };
+    signal?.addEventListener("abort", close, { once: true });
+    try {
+      const tty = new TtyLines(file, this.#output);
+      await tty.write(
+        `\nodek: the model asks:\n  ${escapeControl(question)}\nanswer (empty line: no answer)> `,
+      );
+      const line = await tty.readLine();
+      if (line === null || line.trim() === "") {
+        return {
+          answered: false,
+          reason:
+            "The operator gave no answer. Continue on your best judgement and state the assumption you made.",
+        };
+      }
+      return { answered: true, answer: line.trim().slice(0, this.#max) };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw error;
+    } finally {
+      signal?.removeEventListener("abort", close);
+      close();
+    }
+  }
+}

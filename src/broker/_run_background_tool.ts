@@ -1,0 +1,107 @@
+/**
+ * The `bg_*` tools over {@linkcode BackgroundJobs}: arguments in, a tool result out (private to
+ * `broker/`). Failures are data.
+ *
+ * @module
+ */
+import { OdekError } from "../_util/odek_error.ts";
+import type { BackgroundJobs, JobStatus } from "./background_jobs.ts";
+import type { PermissionSet } from "./permission_set.ts";
+import type { SandboxContext } from "./render_sandbox.ts";
+import type { ToolResult } from "./tool_broker.ts";
+
+/** Bytes of each stream `bg_output` and `bg_stop` show by default. */
+const DEFAULT_TAIL_BYTES = 16_384;
+
+/**
+ * Run one `bg_*` call.
+ *
+ * @param scope the sandbox of a `bg_start` (derived from its verdict like a `shell` command's)
+ */
+export async function runBackgroundTool(
+  jobs: BackgroundJobs,
+  name: string,
+  args: Record<string, unknown>,
+  scope: { set: PermissionSet; context: SandboxContext },
+): Promise<ToolResult> {
+  try {
+    switch (name) {
+      case "bg_start": {
+        const detached = args.detach === true;
+        const job = await jobs.start(String(args.command), { ...scope, detached });
+        const where = detached
+          ? `; it is detached: it keeps running after this run ends, and its output goes to ${job.logFile}`
+          : "; it is stopped when the run ends";
+        return ok(
+          `started ${job.id}${where}. Use bg_status, bg_output and bg_stop with id "${job.id}".`,
+        );
+      }
+      case "bg_list": {
+        const list = jobs.list();
+        return ok(list.length === 0 ? "no background jobs in this run" : list.map(line).join("\n"));
+      }
+      case "bg_status":
+        return ok(line(statusOf(jobs, String(args.id))));
+      case "bg_output": {
+        const id = String(args.id);
+        statusOf(jobs, id);
+        return ok(`${line(jobs.status(id)!)}\n${streams(jobs, id, tail(args))}`);
+      }
+      case "bg_stop": {
+        const id = String(args.id);
+        statusOf(jobs, id);
+        const status = await jobs.stop(id);
+        return ok(`${line(status)}\n${streams(jobs, id, tail(args))}`);
+      }
+      default:
+        return {
+          ok: false,
+          error: { kind: "unknown_tool", message: `${name} is not a background tool` },
+        };
+    }
+  } catch (error) {
+    if (error instanceof OdekError && error.code === "SANDBOX_UNAVAILABLE") {
+      return { ok: false, error: { kind: "sandbox_unavailable", message: error.message } };
+    }
+    if (error instanceof OdekError || error instanceof RangeError) throw error;
+    return { ok: false, error: { kind: "failed", message: (error as Error).message } };
+  }
+}
+
+function ok(output: string): ToolResult {
+  return { ok: true, output };
+}
+
+function statusOf(jobs: BackgroundJobs, id: string): JobStatus {
+  const status = jobs.status(id);
+  if (!status) {
+    const known = jobs.list().map((j) => j.id).join(", ") || "none";
+    throw new Error(`There is no background job "${id}" in this run (jobs: ${known})`);
+  }
+  return status;
+}
+
+function tail(args: Record<string, unknown>): number {
+  return typeof args.tail_bytes === "number" ? args.tail_bytes : DEFAULT_TAIL_BYTES;
+}
+
+function line(job: JobStatus): string {
+  const state = job.state === "running" ? "running" : `${job.state}, exit code ${job.exitCode}`;
+  const command = job.command.length > 120 ? `${job.command.slice(0, 119)}…` : job.command;
+  return `${job.id} · ${state} · ${
+    (job.runtimeMs / 1000).toFixed(1)
+  } s · stdout ${job.stdoutBytes} B, stderr ${job.stderrBytes} B${
+    job.detached ? " · detached" : ""
+  } · ${JSON.stringify(command)}`;
+}
+
+function streams(jobs: BackgroundJobs, id: string, maxBytes: number): string {
+  const { stdout, stderr } = jobs.output(id, maxBytes);
+  const part = (label: string, s: { text: string; omittedBytes: number }) =>
+    s.text === "" && s.omittedBytes === 0
+      ? ""
+      : `${label}${
+        s.omittedBytes > 0 ? ` (newest bytes; ${s.omittedBytes} earlier bytes not shown)` : ""
+      }:\n${s.text}${s.text.endsWith("\n") ? "" : "\n"}`;
+  return part("stdout", stdout) + part("stderr", stderr) || "(no output yet)\n";
+}
