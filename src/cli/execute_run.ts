@@ -12,6 +12,7 @@ import type { ToolBroker } from "../broker/tool_broker.ts";
 import type { Model } from "../llm/model.ts";
 import { makeRunEvent, newRunId } from "../loop/make_run_event.ts";
 import type { ToolGate } from "../loop/gate_tool_calls.ts";
+import type { ContextOptions } from "../loop/context_manager.ts";
 import { runAgent } from "../loop/run_agent.ts";
 import type { RunEvent } from "../loop/run_event.ts";
 import type { RunStats } from "../loop/run_stats.ts";
@@ -36,6 +37,8 @@ export interface ExecuteRunOptions {
   resumed: boolean;
   /** Classifies and approves tool calls. */
   gate?: ToolGate;
+  /** Context-management settings (window, compaction); the session's digest is added here. */
+  context?: ContextOptions;
 }
 
 /**
@@ -95,6 +98,10 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       signal: controller.signal,
       redact: options.redact,
       ...(options.gate ? { gate: options.gate } : {}),
+      context: {
+        ...options.context,
+        ...(session.compaction ? { resume: session.compaction } : {}),
+      },
     });
     renderer?.close();
     const id = session.meta.id;
