@@ -244,13 +244,15 @@ export class ContextManager {
     context: RunContext,
     mode: "proactive" | "survival",
     droppedGroups: number,
-    built: { tokens: number; markers: number },
-    markersBefore: number,
+    built: { tokens: number; markers: Set<number> },
+    markersBefore: Set<number>,
   ): void {
+    let truncated = 0;
+    for (const index of built.markers) if (!markersBefore.has(index)) truncated++;
     context.emit("context_trimmed", {
       mode,
       dropped_groups: droppedGroups,
-      truncated_results: Math.max(0, built.markers - markersBefore),
+      truncated_results: truncated,
       estimated_tokens: Math.ceil(built.tokens * this.#factor),
       window: this.window,
     });

@@ -40,8 +40,8 @@ export interface BuiltRequest {
   body: ChatMessage[];
   /** Raw estimate of head + body + fixed tokens. */
   tokens: number;
-  /** Tool results sent as markers. */
-  markers: number;
+  /** Transcript indices of the tool results sent as markers (or cut, in survival). */
+  markers: Set<number>;
 }
 
 const markerCache = new WeakMap<ToolMessage, ToolMessage>();
@@ -81,13 +81,13 @@ export function buildRequest(input: PlanInput, state: ContextState): BuiltReques
   for (const message of head) tokens += estimateMessageTokens(message);
   const whole = keptWhole(input);
   const body: ChatMessage[] = [];
-  let markers = 0;
+  const markers = new Set<number>();
   for (const group of layout.groups) {
     if (!group.protected && group.start < state.coveredUntil) continue;
     const names = callNames(messages[group.start]);
     for (const index of group.indices) {
       const message = sendForm(input, state, whole, index, names);
-      if (message !== messages[index] && message.role === "tool") markers++;
+      if (message !== messages[index]) markers.add(index);
       tokens += estimateMessageTokens(message);
       body.push(message);
     }

@@ -88,6 +88,7 @@ export class ScriptedModel implements Model {
       messages: request.messages,
       tools: request.tools,
       iteration: request.iteration,
+      ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
     });
     this.requests.push(copy);
     const index = this.#count++;
