@@ -45,6 +45,17 @@ export interface BuiltRequest {
 }
 
 const markerCache = new WeakMap<ToolMessage, ToolMessage>();
+const bytesCache = new WeakMap<ToolMessage, number>();
+
+/** UTF-8 bytes of a tool result's content, cached per message object. */
+function contentBytes(message: ToolMessage): number {
+  let bytes = bytesCache.get(message);
+  if (bytes === undefined) {
+    bytes = utf8Length(message.content);
+    bytesCache.set(message, bytes);
+  }
+  return bytes;
+}
 
 /**
  * The marker that replaces an old large tool result: says what was dropped and how to get it.
@@ -63,7 +74,7 @@ export function toolResultMarker(message: ToolMessage, toolName: string): ToolMe
     role: "tool",
     tool_call_id: message.tool_call_id,
     content: `[odek: the result of this ${toolName} call (${
-      utf8Length(message.content)
+      contentBytes(message)
     } bytes) was dropped from the context to save space. Run the tool again if you need it.]`,
   };
   markerCache.set(message, marker);
@@ -84,9 +95,8 @@ export function buildRequest(input: PlanInput, state: ContextState): BuiltReques
   const markers = new Set<number>();
   for (const group of layout.groups) {
     if (!group.protected && group.start < state.coveredUntil) continue;
-    const names = callNames(messages[group.start]);
     for (const index of group.indices) {
-      const message = sendForm(input, state, whole, index, names);
+      const message = sendForm(input, state, whole, index, group.start);
       if (message !== messages[index]) markers.add(index);
       tokens += estimateMessageTokens(message);
       body.push(message);
@@ -117,9 +127,8 @@ export function planTrim(
   for (let g = 0; g < groups.length - 1 && tokens > limit; g++) {
     const group = groups[g];
     if (group.protected || group.start < state.coveredUntil) continue;
-    const names = callNames(input.messages[group.start]);
     for (const index of group.indices) {
-      tokens -= estimateMessageTokens(sendForm(input, next, whole, index, names));
+      tokens -= estimateMessageTokens(sendForm(input, next, whole, index, group.start));
     }
     next.coveredUntil = group.start + 1;
     dropped.push(group);
@@ -146,26 +155,22 @@ function sendForm(
   state: ContextState,
   whole: Set<number>,
   index: number,
-  names: Map<string, string>,
+  groupStart: number,
 ): ChatMessage {
   const message = input.messages[index];
   if (message.role !== "tool") return message;
   if (whole.has(index)) {
     const cut = input.survivalCutBytes;
-    return cut !== undefined && utf8Length(message.content) > cut
-      ? cutResult(message, cut)
-      : message;
+    return cut !== undefined && contentBytes(message) > cut ? cutResult(message, cut) : message;
   }
-  if (index >= state.markUntil || utf8Length(message.content) <= MARKER_MIN_BYTES) return message;
-  return toolResultMarker(message, names.get(message.tool_call_id) ?? "tool");
-}
-
-function callNames(message: ChatMessage): Map<string, string> {
-  return new Map(
-    message.role === "assistant"
-      ? (message.tool_calls ?? []).map((call) => [call.id, call.function.name])
-      : [],
-  );
+  if (index >= state.markUntil || contentBytes(message) <= MARKER_MIN_BYTES) return message;
+  const cached = markerCache.get(message);
+  if (cached) return cached;
+  const owner = input.messages[groupStart];
+  const call = owner.role === "assistant"
+    ? owner.tool_calls?.find((c) => c.id === message.tool_call_id)
+    : undefined;
+  return toolResultMarker(message, call?.function.name ?? "tool");
 }
 
 /** A result cut to its first `bytes` (about) with a note; survival mode only. */
