@@ -12,7 +12,7 @@ import type { Model, ModelUsage } from "../llm/model.ts";
 export interface CompactContextOptions {
   model: Model;
   /** The run's system prompt, sent first so the summary keeps its rules and identity. */
-  system: ChatMessage;
+  system?: ChatMessage;
   /** The digest so far, folded into the new one. */
   previousDigest?: string;
   /** The messages of the dropped groups, in order. */
@@ -44,10 +44,20 @@ export const COMPACTION_INSTRUCTION =
  * @throws {OdekError} `MODEL_PROTOCOL` when the reply is empty or calls tools; whatever the model
  *   throws; a `TimeoutError` `DOMException` when `timeoutMs` passes; the run's abort reason
  *
- * @example
- * ```ts ignore
- * const { digest } = await compactContext({ model, system, dropped, inputCapTokens: 8000,
- *   maxTokens: 1024, timeoutMs: 60_000, signal, iteration: 3 });
+ * @example Fold two dropped messages into a digest
+ * ```ts
+ * import { compactContext, type CompactContextOptions } from "./compact_context.ts";
+ * import { ScriptedModel } from "../testing/scripted_model.ts";
+ * const model = new ScriptedModel([{ text: "Listed the files; a.ts is the entry point." }]);
+ * const options: CompactContextOptions = {
+ *   model,
+ *   system: { role: "system", content: "You are odek." },
+ *   dropped: [{ role: "assistant", content: "Listing files." }, { role: "user", content: "go on" }],
+ *   inputCapTokens: 8000, maxTokens: 256, timeoutMs: 60_000,
+ *   signal: new AbortController().signal, iteration: 3,
+ * };
+ * const { digest } = await compactContext(options);
+ * if (!digest.includes("a.ts") || model.requests[0].maxTokens !== 256) throw new Error(digest);
  * ```
  */
 export async function compactContext(
@@ -61,7 +71,7 @@ export async function compactContext(
     : "";
   const signal = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
   const response = await options.model.complete({
-    messages: [options.system, {
+    messages: [...(options.system ? [options.system] : []), {
       role: "user",
       content: `${COMPACTION_INSTRUCTION}\n\n${previous}<<<run>>>\n${rendered}\n<<<end>>>`,
     }],

@@ -56,11 +56,30 @@ export const DIGEST_PREFIX = "[Compacted earlier context:";
 /**
  * Decides what each request sends. One per run; {@linkcode runAgent} builds it.
  *
- * @example
- * ```ts ignore
- * const manager = new ContextManager({ window: 32_768 });
- * const messages = await manager.prepare(context); // send these
- * manager.observe(response.usage.inputTokens);      // calibrate
+ * @example Trim a transcript of 20 large tool results for an 8k window
+ * ```ts
+ * import { ContextManager, DIGEST_PREFIX } from "./context_manager.ts";
+ * import { newRunStats } from "./run_stats.ts";
+ * import type { RunContext } from "./run_context.ts";
+ * import type { ChatMessage } from "../_util/chat_message.ts";
+ * import { ScriptedModel } from "../testing/scripted_model.ts";
+ * const messages: ChatMessage[] = [{ role: "system", content: "sys" }, { role: "user", content: "task" }];
+ * for (let i = 0; i < 20; i++) {
+ *   const call = { id: `c${i}`, type: "function" as const, function: { name: "shell", arguments: "{}" } };
+ *   messages.push({ role: "assistant", content: null, tool_calls: [call] });
+ *   messages.push({ role: "tool", tool_call_id: `c${i}`, content: "x".repeat(4000) });
+ * }
+ * const context = {
+ *   messages, toolSpecs: [], stats: newRunStats(0), signal: new AbortController().signal,
+ *   model: new ScriptedModel(() => ({ text: "ran 20 shell calls" })), // answers the side call
+ *   journal: { append: () => Promise.resolve() }, now: () => 0, redact: (t: string) => t, emit() {},
+ * } as unknown as RunContext;
+ * const manager = new ContextManager({ window: 8192 });
+ * const sent = await manager.prepare(context); // send these; the transcript is unchanged
+ * if (sent.length >= messages.length || messages.length !== 42) throw new Error("not trimmed");
+ * if (!String(sent[2].content).startsWith(DIGEST_PREFIX)) throw new Error("no digest");
+ * manager.observe(2 * 3000); // the provider counted more than estimated: calibration tightens
+ * if (manager.calibration <= 1) throw new Error("not calibrated");
  * ```
  */
 export class ContextManager {
@@ -118,10 +137,14 @@ export class ContextManager {
     const input = this.#input(context);
     let built = buildRequest(input, this.#state);
     if (built.tokens * this.#factor > this.#trigger) {
-      const reserve = this.#compaction ? this.#maxTokens + 64 : 0;
-      const planInput = { ...input, fixedTokens: input.fixedTokens + reserve };
       const before = built.markers;
-      const plan = planTrim(planInput, this.#state, this.#target / this.#factor);
+      const limit = this.#target / this.#factor;
+      let plan = planTrim(input, this.#state, limit);
+      if (plan.dropped.length > 0 && this.#compaction) {
+        // Groups go: leave room for the digest the side call may write (up to its max_tokens).
+        const reserve = this.#maxTokens + 64;
+        plan = planTrim({ ...input, fixedTokens: input.fixedTokens + reserve }, this.#state, limit);
+      }
       this.#state = plan.state;
       await this.#compact(context, plan.dropped);
       built = buildRequest(this.#input(context), this.#state);
@@ -205,7 +228,7 @@ export class ContextManager {
     try {
       const { digest, usage } = await compactContext({
         model: context.model,
-        system: context.messages[0],
+        ...(context.messages[0]?.role === "system" ? { system: context.messages[0] } : {}),
         previousDigest: this.#digest?.text,
         dropped: dropped.flatMap((g) => g.indices.map((i) => context.messages[i])),
         inputCapTokens: Math.max(1024, Math.floor(this.#target / 2)),
