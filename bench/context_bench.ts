@@ -15,6 +15,9 @@ import { estimateToolSpecTokens } from "../src/loop/estimate_tokens.ts";
 import { buildRequest, type PlanInput, planTrim } from "../src/loop/plan_context.ts";
 import { splitTurnGroups } from "../src/loop/turn_groups.ts";
 import { FileSessionStore } from "../src/session/file_session_store.ts";
+import { ContextManager } from "../src/loop/context_manager.ts";
+import type { RunContext } from "../src/loop/run_context.ts";
+import { newRunStats } from "../src/loop/run_stats.ts";
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -66,7 +69,7 @@ function trimCost(count: number): { plan: number; build: number } {
   planTrim(input(), { coveredUntil: 2, markUntil: 0 }, limit);
   const plans: number[] = [];
   const builds: number[] = [];
-  for (let i = 0; i < 15; i++) {
+  for (let i = 0; i < 31; i++) {
     let t0 = performance.now();
     const plan = planTrim(input(), { coveredUntil: 2, markUntil: 0 }, limit);
     buildRequest(input(), plan.state);
@@ -76,6 +79,29 @@ function trimCost(count: number): { plan: number; build: number } {
     builds.push(performance.now() - t0);
   }
   return { plan: median(plans), build: median(builds) };
+}
+
+/** `ContextManager.prepare` per request once trimmed (what the loop pays on every step). */
+async function prepareCost(count: number): Promise<number> {
+  const context = {
+    messages: transcript(count),
+    toolSpecs: builtinToolSpecs(),
+    stats: newRunStats(0),
+    signal: new AbortController().signal,
+    journal: { append: () => Promise.resolve() },
+    now: () => performance.now(),
+    redact: (text: string) => text,
+    emit() {},
+  } as unknown as RunContext;
+  const manager = new ContextManager({ window: 128_000, compaction: false });
+  await manager.prepare(context); // the first call trims
+  const times: number[] = [];
+  for (let i = 0; i < 31; i++) {
+    const t0 = performance.now();
+    await manager.prepare(context);
+    times.push(performance.now() - t0);
+  }
+  return median(times);
 }
 
 async function persistCost(): Promise<{ step: number[]; open: number }> {
@@ -102,7 +128,7 @@ async function persistCost(): Promise<{ step: number[]; open: number }> {
     const openMs = performance.now() - t0;
     if (open.messages.length !== 10_000) throw new Error(`loaded ${open.messages.length}`);
     const step: number[] = [];
-    for (let i = 0; i < 60; i++) {
+    for (let i = 0; i < 110; i++) {
       const callId = `bench${i}`;
       const s0 = performance.now();
       await open.append({
@@ -125,13 +151,15 @@ async function persistCost(): Promise<{ step: number[]; open: number }> {
 }
 
 const fmt = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(2)} ms`);
-console.log("context trimming (median of 15; per message in brackets):");
+console.log("context trimming (median of 31; per message in brackets):");
 for (const count of [1_000, 5_000, 10_000, 20_000]) {
   const { plan, build } = trimCost(count);
   console.log(
     `  ${String(count).padStart(6)} messages: full trim ${fmt(plan)} [${
       ((plan / count) * 1e6).toFixed(0)
-    } ns/msg], request build ${fmt(build)} [${((build / count) * 1e6).toFixed(0)} ns/msg]`,
+    } ns/msg], request build ${fmt(build)} [${
+      ((build / count) * 1e6).toFixed(0)
+    } ns/msg], prepare per step ${fmt(await prepareCost(count))}`,
   );
 }
 const persisted = await persistCost();
