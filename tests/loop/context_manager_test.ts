@@ -305,3 +305,36 @@ Deno.test("calibration: a provider that counts 3× the estimate makes trimming s
   const tight = await trimsAt(3);
   assert.ok(tight < plain, `trim at iteration ${tight} (3×) vs ${plain} (1×)`);
 });
+
+Deno.test("survival cuts the newest group's results when even they do not fit", async () => {
+  let step = 0;
+  const inner = new ScriptedModel(() => {
+    step++;
+    return step > 1 ? { text: "read the huge file" } : {
+      toolCalls: [{ id: "huge", name: "shell", arguments: { command: "cat huge.log" } }],
+    };
+  });
+  const model = new RefusingModel(inner, 20_000);
+  const events: RunEvent[] = [];
+  const outcome = await runAgent({
+    model,
+    broker: new FakeBroker(() => ({ ok: true, output: "h".repeat(400_000) })),
+    journal: { append: () => Promise.resolve() },
+    messages: HEAD,
+    tools: BUILTIN_TOOLS,
+    toolSpecs: builtinToolSpecs(),
+    runId: "0".repeat(32),
+    onEvent: (e) => events.push(e),
+    context: { window: 32_768, compaction: false },
+  });
+  assert.equal(outcome.type, "completed");
+  const retry = model.requests.at(-1)!.messages;
+  const result = retry.find((m) => m.role === "tool")!;
+  assert.match(
+    result.content,
+    /\[odek: cut to fit the context window: \d+ of 400000 bytes dropped/,
+  );
+  assert.ok(result.content.length < 100_000);
+  const survival = of(events, "context_trimmed").find((e) => e.data.mode === "survival");
+  assert.equal(survival?.data.truncated_results, 1);
+});
