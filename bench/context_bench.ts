@@ -4,8 +4,9 @@
  *   from scratch (layout, markers, group drops, request build), and a request build when no trim
  *   is needed; per message the cost should stay flat (linear in the transcript);
  * - the cost of persisting one step (an assistant message with a tool call, then its result,
- *   each written and fsynced) in a 10,000-message session (target ≤ 2 ms), and the time to open
- *   (load and repair) that session.
+ *   each written and fsynced) in a 10,000-message session (target ≤ 2 ms), the same in a
+ *   10-message session for comparison, its CPU part without the disk, and the time to open (load
+ *   and repair) the 10,000-message session. Disk figures vary with the machine's load.
  *
  * @module
  */
@@ -15,6 +16,7 @@ import { estimateToolSpecTokens } from "../src/loop/estimate_tokens.ts";
 import { buildRequest, type PlanInput, planTrim } from "../src/loop/plan_context.ts";
 import { splitTurnGroups } from "../src/loop/turn_groups.ts";
 import { FileSessionStore } from "../src/session/file_session_store.ts";
+import { startJournalSession } from "../src/session/_journal_session.ts";
 import { ContextManager } from "../src/loop/context_manager.ts";
 import type { RunContext } from "../src/loop/run_context.ts";
 import { newRunStats } from "../src/loop/run_stats.ts";
@@ -160,6 +162,40 @@ for (const count of [1_000, 5_000, 10_000, 20_000]) {
     } ns/msg], prepare per step ${fmt(await prepareCost(count))}`,
   );
 }
+/** The CPU part of persisting a step (validate, redact, encode; a sink that discards) at 10,000 messages. */
+async function persistCpuCost(): Promise<number> {
+  const meta = {
+    id: "cpu",
+    createdAt: new Date().toISOString(),
+    workspace: "/w",
+    model: "m",
+    baseUrl: "http://127.0.0.1:1",
+    title: "bench",
+  };
+  const session = await startJournalSession(
+    { meta, messages: transcript(10_000), needsNewline: false },
+    { write: () => Promise.resolve(), close: () => Promise.resolve() },
+    { redact: (text) => text, now: () => new Date() },
+  );
+  const times: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const t0 = performance.now();
+    await session.append({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `m${i}`, type: "function", function: { name: "shell", arguments: "{}" } }],
+    });
+    await session.append({
+      role: "tool",
+      tool_call_id: `m${i}`,
+      content: "a.ts\nb.ts\n".repeat(50),
+    });
+    times.push(performance.now() - t0);
+  }
+  await session.close();
+  return median(times.slice(20));
+}
+
 // Interleaved, so both sizes see the same disk load (other processes' fsyncs vary a lot).
 const small = await persistCost(10);
 const persisted = await persistCost(10_000);
@@ -175,5 +211,8 @@ console.log(
 console.log(
   `  the same in a 10-message session, before and after: median ${fmt(median(small.step))}, ` +
     `${fmt(median(again.step))} (the cost does not grow with the session: fsync dominates)`,
+);
+console.log(
+  `  its CPU part (validate, redact, encode; no disk): median ${fmt(await persistCpuCost())}`,
 );
 console.log(`open (load and repair) the 10,000-message session: ${fmt(persisted.open)}`);
