@@ -131,7 +131,8 @@ export class ContextManager {
    * else trimmed (and compacted) down to the target. Emits `context_trimmed`, and
    * `compaction_completed` or `compaction_failed`.
    *
-   * @throws only the run's abort reason (a failed compaction falls back to plain dropping)
+   * @throws the run's abort reason, or the journal's error when the digest cannot be recorded
+   *   (a failed side call only falls back to plain dropping)
    */
   async prepare(context: RunContext): Promise<ChatMessage[]> {
     const input = this.#input(context);
@@ -240,20 +241,22 @@ export class ContextManager {
       context.stats.inputTokens += usage.inputTokens;
       context.stats.outputTokens += usage.outputTokens;
       this.#setDigest(context.redact(digest));
-      await context.journal.recordCompaction?.({
-        digest: this.#digest!.text,
-        coveredUntil: this.#state.coveredUntil,
-      });
-      context.emit("compaction_completed", {
-        dropped_groups: dropped.length,
-        digest_tokens: estimateMessageTokens(this.#digest!.message),
-        duration_ms: Math.round(context.now() - started),
-      });
     } catch (error) {
       if (context.signal.aborted) throw error;
       const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       context.emit("compaction_failed", { reason: context.redact(reason).slice(0, 500) });
+      return;
     }
+    // A journal that cannot be written stops the run, as for every other record.
+    await context.journal.recordCompaction?.({
+      digest: this.#digest!.text,
+      coveredUntil: this.#state.coveredUntil,
+    });
+    context.emit("compaction_completed", {
+      dropped_groups: dropped.length,
+      digest_tokens: estimateMessageTokens(this.#digest!.message),
+      duration_ms: Math.round(context.now() - started),
+    });
   }
 
   #setDigest(text: string): void {
