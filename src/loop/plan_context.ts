@@ -136,16 +136,24 @@ export function planTrim(
   return { state: next, dropped };
 }
 
-/** Indices of tool results that are never markers. */
+/**
+ * Indices of tool results that are never markers: the newest group's and protected groups'
+ * results, and (except in survival) the `keepRecentToolResults` newest results.
+ */
 function keptWhole(input: PlanInput): Set<number> {
   const whole = new Set<number>();
   const { messages, layout } = input;
-  if (input.survivalCutBytes !== undefined) {
-    for (const index of layout.groups.at(-1)?.indices ?? []) whole.add(index);
-    return whole;
+  for (const group of layout.groups) {
+    if (group.protected) { for (const index of group.indices) whole.add(index); }
   }
-  for (let i = messages.length - 1; i >= 0 && whole.size < input.keepRecentToolResults; i--) {
-    if (messages[i].role === "tool") whole.add(i);
+  for (const index of layout.groups.at(-1)?.indices ?? []) whole.add(index);
+  if (input.survivalCutBytes !== undefined) return whole;
+  let kept = 0;
+  for (let i = messages.length - 1; i >= 0 && kept < input.keepRecentToolResults; i--) {
+    if (messages[i].role === "tool") {
+      whole.add(i);
+      kept++;
+    }
   }
   return whole;
 }

@@ -69,3 +69,17 @@ Deno.test("planTrim() then drops the oldest groups whole, never the newest, neve
   assert.deepEqual(last.body.map((m) => m.role), ["assistant", "tool"]);
   assert.equal(squeezed.dropped.length, 9);
 });
+
+Deno.test("buildRequest() never marks the newest group's results or a protected group's, even with keepRecentToolResults 0", () => {
+  const messages = transcript(6, 4000);
+  const plan: PlanInput = {
+    messages,
+    layout: splitTurnGroups(messages, (m) => m.role === "tool" && m.tool_call_id === "c1"),
+    keepRecentToolResults: 0,
+    fixedTokens: 0,
+  };
+  const built = buildRequest(plan, { coveredUntil: 2, markUntil: messages.length });
+  const whole = built.body.filter((m) => m.role === "tool" && m.content.length === 4000);
+  assert.deepEqual(whole.map((m) => m.role === "tool" && m.tool_call_id), ["c1", "c5"]);
+  assert.equal(built.markers.size, 4);
+});
