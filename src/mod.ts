@@ -61,6 +61,7 @@ export { FileSessionStore } from "./session/file_session_store.ts";
 export { MemorySessionStore } from "./session/memory_session_store.ts";
 export type {
   OpenSession,
+  SessionCompaction,
   SessionMeta,
   SessionStore,
   SessionSummary,
@@ -68,4 +69,7 @@ export type {
 export { builtinToolSpecs } from "./loop/builtin_tool_specs.ts";
 export { initialMessages } from "./loop/initial_messages.ts";
 export { runAgent, type RunAgentOptions, type RunOutcome } from "./loop/run_agent.ts";
+export type { CompactionState, ContextOptions } from "./loop/context_manager.ts";
+export type { ProtectedMessagePredicate } from "./loop/turn_groups.ts";
+export { contextWindowFor } from "./config/context_window_for.ts";
 export type { RunEvent, RunEventData, RunEventType } from "./loop/run_event.ts";

@@ -13,6 +13,8 @@ export type OdekErrorCode =
   | "MODEL_UNREACHABLE"
   | "MODEL_ERROR"
   | "MODEL_PROTOCOL"
+  /** The provider refused the request as longer than the model's context window (never retried). */
+  | "CONTEXT_LENGTH_EXCEEDED"
   | "SANDBOX_UNAVAILABLE"
   | "WORKSPACE_INVALID"
   | "SESSION_NOT_FOUND"

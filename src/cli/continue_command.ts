@@ -13,6 +13,7 @@ import {
   resolveWorkspace,
   type Settings,
 } from "./compose.ts";
+import { contextOptionsFor } from "./context_options.ts";
 import { executeRun } from "./execute_run.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
@@ -140,6 +141,7 @@ export async function continueSession(
       redact: settings.redact,
       resumed: true,
       gate,
+      context: contextOptionsFor(settings.config, model),
     });
   } finally {
     await session.close();

@@ -14,6 +14,7 @@ import { makeRunEvent, newRunId } from "../loop/make_run_event.ts";
 import type { ToolGate } from "../loop/gate_tool_calls.ts";
 import type { Clarifier } from "../approval/clarifier.ts";
 import { buildClarifier } from "./compose.ts";
+import type { ContextOptions } from "../loop/context_manager.ts";
 import { runAgent } from "../loop/run_agent.ts";
 import type { RunEvent } from "../loop/run_event.ts";
 import type { RunStats } from "../loop/run_stats.ts";
@@ -40,6 +41,8 @@ export interface ExecuteRunOptions {
   gate?: ToolGate;
   /** Answers `clarify`. @default the terminal when there is one, else nobody */
   clarifier?: Clarifier;
+  /** Context-management settings (window, compaction); the session's digest is added here. */
+  context?: ContextOptions;
 }
 
 /**
@@ -100,6 +103,10 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       redact: options.redact,
       ...(options.gate ? { gate: options.gate } : {}),
       clarifier: options.clarifier ?? await buildClarifier(),
+      context: {
+        ...options.context,
+        ...(session.compaction ? { resume: session.compaction } : {}),
+      },
     });
     renderer?.close();
     const id = session.meta.id;

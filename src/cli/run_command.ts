@@ -8,6 +8,7 @@ import { OdekError } from "../_util/odek_error.ts";
 import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
 import type { CliIO } from "./cli_io.ts";
 import { buildBroker, buildGate, buildModel, loadSettings, resolveWorkspace } from "./compose.ts";
+import { contextOptionsFor } from "./context_options.ts";
 import { executeRun } from "./execute_run.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
@@ -91,6 +92,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     redact: settings.redact,
     resumed: false,
     gate,
+    context: contextOptionsFor(config, config.model),
   });
 }
 

@@ -86,6 +86,21 @@ export class TerminalRenderer {
           } ${event.data.tool_call_ids.length} tool call(s) were interrupted by the last stop and marked as such (not re-run)`,
         );
         break;
+      case "context_trimmed":
+        this.#line(
+          `${this.#paint("2", "≈")} context ${event.data.mode === "survival" ? "survival " : ""}` +
+            `trim: ${event.data.dropped_groups} old turn(s) left out, ` +
+            `${event.data.truncated_results} old result(s) shortened, ` +
+            `~${event.data.estimated_tokens} of ${event.data.window} tokens`,
+        );
+        break;
+      case "compaction_failed":
+        this.#line(
+          `${this.#paint("33", "!")} compaction failed (${
+            terminalSafe(event.data.reason, true)
+          }): old turns were dropped without a summary`,
+        );
+        break;
       default:
         break;
     }

@@ -39,6 +39,35 @@ export const ConfigLayerSchema = z.strictObject({
     /** Default shell timeout, in seconds (a call may ask for less or more, up to 1800). */
     shellSeconds: z.int().min(1).max(1800).optional(),
   }).optional(),
+  /** Per-model settings, keyed by the model id sent to the provider. */
+  models: z.record(
+    z.string().min(1).max(200),
+    z.strictObject({
+      /** This model's context window in tokens; overrides `contextWindow`. */
+      contextWindow: z.int().min(1024).max(10_000_000).optional(),
+      /** USD per million input (prompt) tokens. */
+      inputCostPerMillionUsd: z.number().min(0).max(10_000).optional(),
+      /** USD per million output (completion) tokens. */
+      outputCostPerMillionUsd: z.number().min(0).max(10_000).optional(),
+    }),
+  ).optional(),
+  /** Context management (docs/context.md). */
+  context: z.strictObject({
+    /** Summarise dropped turn groups in a bounded side call (rolling compaction). */
+    compaction: z.boolean().optional(),
+    /** Tool results, newest first, that are never replaced by a marker. */
+    keepRecentToolResults: z.int().min(0).max(100).optional(),
+    /** Tokens kept free for the reply (at most a quarter of the window is used). */
+    reserveTokens: z.int().min(0).max(1_000_000).optional(),
+    /** Trim when the estimate passes this share of (window − reserve). */
+    triggerRatio: z.number().min(0.1).max(1).optional(),
+    /** Trim down to this share of (window − reserve); at most `triggerRatio`. */
+    targetRatio: z.number().min(0.05).max(1).optional(),
+    /** Time limit of one compaction side call, in seconds. */
+    compactionTimeoutSeconds: z.int().min(1).max(600).optional(),
+    /** `max_tokens` of one compaction side call (the digest's size bound). */
+    compactionMaxTokens: z.int().min(64).max(32_768).optional(),
+  }).optional(),
   budgets: z.strictObject({
     /** Model turns per run before the run stops with exit code 4. */
     maxIterations: z.int().min(1).max(10_000).optional(),
@@ -59,6 +88,19 @@ export interface OdekConfig {
   trustedClasses: string[];
   timeouts: { requestSeconds: number; shellSeconds: number };
   budgets: { maxIterations: number; maxToolParallel: number };
+  models: Record<
+    string,
+    { contextWindow?: number; inputCostPerMillionUsd?: number; outputCostPerMillionUsd?: number }
+  >;
+  context: {
+    compaction: boolean;
+    keepRecentToolResults: number;
+    reserveTokens: number;
+    triggerRatio: number;
+    targetRatio: number;
+    compactionTimeoutSeconds: number;
+    compactionMaxTokens: number;
+  };
 }
 
 /** Defaults of every key (odek-go §2.2 where it has one: 90 iterations, 4 parallel tools). */
@@ -71,4 +113,14 @@ export const DEFAULT_CONFIG: OdekConfig = {
   trustedClasses: [],
   timeouts: { requestSeconds: 600, shellSeconds: 1800 },
   budgets: { maxIterations: 90, maxToolParallel: 4 },
+  models: {},
+  context: {
+    compaction: true,
+    keepRecentToolResults: 4,
+    reserveTokens: 4096,
+    triggerRatio: 0.85,
+    targetRatio: 0.6,
+    compactionTimeoutSeconds: 60,
+    compactionMaxTokens: 1024,
+  },
 };

@@ -28,7 +28,10 @@ const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_SHELL_TIMEOUT_SECONDS", "timeouts.shellSeconds"],
   ["ODEK_MAX_ITERATIONS", "budgets.maxIterations"],
   ["ODEK_MAX_TOOL_PARALLEL", "budgets.maxToolParallel"],
+  ["ODEK_COMPACTION", "context.compaction"],
 ];
+/** Keys whose environment value `true`/`1` or `false`/`0` becomes a boolean. */
+const BOOLEAN = new Set(["context.compaction"]);
 const NUMERIC = new Set([
   "contextWindow",
   "timeouts.requestSeconds",
@@ -131,7 +134,11 @@ function envConfigLayer(env: Record<string, string>): ConfigLayer {
   for (const [name, path] of ENV_KEYS) {
     const raw = name === "ODEK_BASE_URL" ? baseUrl : env[name];
     if (raw === undefined || raw === "") continue;
-    const value = NUMERIC.has(path) && /^-?\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : raw;
+    const value = NUMERIC.has(path) && /^-?\d+(\.\d+)?$/.test(raw.trim())
+      ? Number(raw)
+      : BOOLEAN.has(path) && /^(true|1|false|0)$/i.test(raw.trim())
+      ? /^(true|1)$/i.test(raw.trim())
+      : raw;
     setPath(layer, path, value);
     sources.set(
       path,

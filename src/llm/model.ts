@@ -23,6 +23,8 @@ export interface ModelRequest {
   iteration: number;
   /** Aborts the request and any wait inside it. */
   signal?: AbortSignal;
+  /** Sent as `max_tokens`: a cap on the reply, in tokens. @default none (the provider's) */
+  maxTokens?: number;
 }
 
 /** Streamed pieces of the reply, delivered as they arrive. */

@@ -122,6 +122,7 @@ export class OpenAIModel implements Model {
         // The transcript is the wire format (reasoning_content is echoed back, odek-go §3 step 6).
         messages: request.messages as OpenAI.Chat.ChatCompletionMessageParam[],
         ...(request.tools.length > 0 ? { tools: request.tools } : {}),
+        ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
         stream: true,
         stream_options: { include_usage: true },
       }, { signal: request.signal });

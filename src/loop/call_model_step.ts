@@ -6,6 +6,9 @@
  */
 import type { AssistantMessage } from "../_util/chat_message.ts";
 import { StreamRedactor } from "../_util/stream_redactor.ts";
+import type { ModelResponse } from "../llm/model.ts";
+import type { ChatMessage } from "../_util/chat_message.ts";
+import { isContextLengthError } from "./is_context_length_error.ts";
 import type { RunContext } from "./run_context.ts";
 import { withPlan } from "./with_plan.ts";
 
@@ -20,8 +23,12 @@ export type AfterModelStep =
  * The assistant message (with its tool calls) is appended to the journal and fsynced before the
  * step returns, so a crash while the tools run leaves evidence of every call (design §5).
  *
- * @throws whatever the model throws (`OdekError` codes `MODEL_*`, `CASSETTE_MISMATCH`, or an
- *   `AbortError`); the transcript is unchanged in that case.
+ * What is sent comes from `context.contextManager` when there is one (trimmed near the window);
+ * a context-length refusal is retried once after its survival trim.
+ *
+ * @throws whatever the model throws (`OdekError` codes `MODEL_*`, `CONTEXT_LENGTH_EXCEEDED` when
+ *   the retry is refused too, `CASSETTE_MISMATCH`, or an `AbortError`); the transcript is
+ *   unchanged in that case.
  *
  * @example A scripted model that answers with text
  * ```ts ignore
@@ -39,11 +46,11 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
   // While the model thinks, the broker may warm up what the next tool call needs. A timer lets the
   // request leave first: spawning blocks the thread.
   const warmUp = setTimeout(() => context.broker.prepare?.(), 0);
-  let response;
-  try {
-    response = await context.model.complete(
+  let response: ModelResponse;
+  const complete = (messages: ChatMessage[]) =>
+    context.model.complete(
       {
-        messages: withPlan(context.messages, context.plan.render()),
+        messages: withPlan(messages, context.plan.render()),
         tools: context.toolSpecs,
         iteration: context.stats.iterations,
         signal: context.signal,
@@ -53,6 +60,17 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
         else if (delta.type === "reasoning") release("reasoning_delta", reasoning.push(delta.text));
       },
     );
+  // Context management (docs/context.md): only what is sent is trimmed, never the transcript.
+  const manager = context.contextManager;
+  try {
+    try {
+      response = await complete(manager ? await manager.prepare(context) : context.messages);
+    } catch (error) {
+      // A context-length refusal: one retry after a survival trim.
+      if (!manager || !isContextLengthError(error) || context.signal.aborted) throw error;
+      response = await complete(await manager.survive(context));
+    }
+    manager?.observe(response.usage.inputTokens);
   } finally {
     clearTimeout(warmUp);
     release("reasoning_delta", reasoning.flush());

@@ -10,6 +10,7 @@ import type { BuiltinTool } from "../broker/builtin_tools.ts";
 import type { ToolBroker } from "../broker/tool_broker.ts";
 import type { Model, ToolSpec } from "../llm/model.ts";
 import { callModelStep } from "./call_model_step.ts";
+import { ContextManager, type ContextOptions } from "./context_manager.ts";
 import type { ToolGate } from "./gate_tool_calls.ts";
 import type { Clarifier } from "../approval/clarifier.ts";
 import { restorePlan } from "./restore_plan.ts";
@@ -33,6 +34,11 @@ export interface RunAgentOptions {
   maxIterations?: number;
   /** Tool calls of one reply that run at once. @default 4 */
   maxToolParallel?: number;
+  /**
+   * Context management: the window, compaction, protected messages, and a resumed session's
+   * digest (docs/context.md). @default a 128 000-token window with compaction on
+   */
+  context?: ContextOptions;
   /** Classifies each call and asks the approver about those that ask. @default none: every call runs */
   gate?: ToolGate;
   /** Answers the `clarify` tool. @default none: every question is denied with a reason */
@@ -93,6 +99,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     ...(options.gate ? { gate: options.gate } : {}),
     ...(options.clarifier ? { clarifier: options.clarifier } : {}),
     plan: restorePlan(options.messages),
+    contextManager: new ContextManager(options.context),
     signal,
     now,
     redact: options.redact ?? ((text) => text),

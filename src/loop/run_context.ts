@@ -12,11 +12,17 @@ import type { RunStats } from "./run_stats.ts";
 import type { ToolGate } from "./gate_tool_calls.ts";
 import type { Clarifier } from "../approval/clarifier.ts";
 import type { PlanState } from "./plan_state.ts";
+import type { CompactionState, ContextManager } from "./context_manager.ts";
 
 /** The journal the loop appends to: an open session satisfies it. */
 export interface TranscriptJournal {
   /** Append one message durably (written and fsynced when the promise resolves). */
   append(message: ChatMessage): Promise<void>;
+  /**
+   * Persist the rolling compaction digest so a resumed session keeps it (an open session
+   * writes a `compaction` journal record). Optional: without it the digest lives for this run.
+   */
+  recordCompaction?(state: CompactionState): Promise<void>;
 }
 
 /** The state one run's steps share. Built by {@linkcode runAgent}. */
@@ -36,6 +42,8 @@ export interface RunContext {
   readonly plan: PlanState;
   /** Answers `clarify`; without it every question is denied. */
   readonly clarifier?: Clarifier;
+  /** Decides what each model request sends (trimming, compaction); without it, everything. */
+  readonly contextManager?: ContextManager;
   readonly signal: AbortSignal;
   readonly now: () => number;
   /** Applied to everything emitted; `forms` (see `Redactor`) enables redaction across deltas. */

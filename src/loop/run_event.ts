@@ -57,6 +57,24 @@ export interface RunEventData {
   plan_created: { steps: number; done: number; version: number };
   /** The model changed step statuses or notes. */
   plan_updated: { steps: number; done: number; version: number };
+  /**
+   * What was sent was trimmed to fit the context window (the journal keeps everything):
+   * `proactive` near the limit, `survival` after the provider refused a request as too long.
+   * `dropped_groups`: turn groups left out by this trim; `truncated_results`: tool results newly
+   * replaced by a marker; `estimated_tokens`: the calibrated estimate of the request as sent;
+   * `window`: the context window in tokens.
+   */
+  context_trimmed: {
+    mode: "proactive" | "survival";
+    dropped_groups: number;
+    truncated_results: number;
+    estimated_tokens: number;
+    window: number;
+  };
+  /** Dropped turn groups were summarised into the rolling digest (`digest_tokens` estimated). */
+  compaction_completed: { dropped_groups: number; digest_tokens: number; duration_ms: number };
+  /** The compaction side call failed; the groups were dropped without a new digest. */
+  compaction_failed: { reason: string };
   iteration_completed: { input_tokens: number; output_tokens: number; tools_called: number };
   run_completed: {
     duration_ms: number;

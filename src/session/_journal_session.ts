@@ -8,7 +8,12 @@ import { type ChatMessage, ChatMessageSchema } from "../_util/chat_message.ts";
 import type { JournalRecord } from "./journal_record.ts";
 import type { ParsedJournal } from "./_parse_journal.ts";
 import { repairTranscript } from "./repair_transcript.ts";
-import type { OpenSession, SessionMeta, SessionMetaPatch } from "./session_store.ts";
+import type {
+  OpenSession,
+  SessionCompaction,
+  SessionMeta,
+  SessionMetaPatch,
+} from "./session_store.ts";
 
 /** Where an open session's lines go. */
 export interface JournalSink {
@@ -51,6 +56,8 @@ function redactRecord(
       return { ...record, patch: redactPatch(record.patch, redact) };
     case "repair":
       return record;
+    case "compaction":
+      return { ...record, digest: redact(record.digest) };
     default: {
       const unreachable: never = record;
       throw new TypeError(`Unknown journal record: ${JSON.stringify(unreachable)}`);
@@ -63,7 +70,7 @@ function redactRecord(
  * and journal the synthetic results with a `repair` record. Closes the sink if that fails.
  */
 export async function startJournalSession(
-  parsed: Pick<ParsedJournal, "meta" | "messages" | "needsNewline">,
+  parsed: Pick<ParsedJournal, "meta" | "messages" | "needsNewline" | "compaction">,
   sink: JournalSink,
   options: JournalOptions,
 ): Promise<OpenSession> {
@@ -81,7 +88,9 @@ export async function startJournalSession(
       );
       await sink.write(lines.join(""));
     }
-    return new JournalSession(parsed.meta, messages, repairedToolCallIds, sink, options);
+    const session = new JournalSession(parsed.meta, messages, repairedToolCallIds, sink, options);
+    session.compactionLoaded(parsed.compaction);
+    return session;
   } catch (error) {
     await sink.close();
     throw error;
@@ -95,6 +104,7 @@ class JournalSession implements OpenSession {
   readonly #sink: JournalSink;
   readonly #options: JournalOptions;
   #meta: SessionMeta;
+  #compaction: SessionCompaction | undefined;
   #tail: Promise<void> = Promise.resolve();
   #failure: { error: unknown } | undefined;
   #closing: Promise<void> | undefined;
@@ -123,6 +133,30 @@ class JournalSession implements OpenSession {
 
   get repairedToolCallIds(): readonly string[] {
     return this.#repaired;
+  }
+
+  get compaction(): SessionCompaction | undefined {
+    return this.#compaction && { ...this.#compaction };
+  }
+
+  /** Set the digest found on load (not written again). */
+  compactionLoaded(compaction: SessionCompaction | undefined): void {
+    this.#compaction = compaction && { ...compaction };
+  }
+
+  recordCompaction(compaction: SessionCompaction): Promise<void> {
+    const record: JournalRecord = {
+      t: "compaction",
+      at: this.#options.now().toISOString(),
+      digest: compaction.digest,
+      coveredUntil: Math.max(0, Math.floor(compaction.coveredUntil)),
+    };
+    const redacted = redactRecord(record, this.#options.redact);
+    return this.#enqueue(`${JSON.stringify(redacted)}\n`, () => {
+      if (redacted.t === "compaction") {
+        this.#compaction = { digest: redacted.digest, coveredUntil: redacted.coveredUntil };
+      }
+    });
   }
 
   append(message: ChatMessage): Promise<void> {

@@ -7,7 +7,7 @@
 import type { ChatMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import { type JournalRecord, JournalRecordSchema } from "./journal_record.ts";
-import type { SessionMeta } from "./session_store.ts";
+import type { SessionCompaction, SessionMeta } from "./session_store.ts";
 
 /** The largest journal odek loads, in bytes (64 MiB). */
 export const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
@@ -28,6 +28,8 @@ export interface ParsedJournal {
   torn?: Uint8Array;
   /** Whether the last valid record lacks its newline (one must be written before appending). */
   needsNewline: boolean;
+  /** The last `compaction` record, if any. */
+  compaction?: SessionCompaction;
 }
 
 /** Where a journal came from, for messages. */
@@ -69,6 +71,7 @@ export function parseJournal(bytes: Uint8Array, source: JournalSource): ParsedJo
   let toolCallCount = 0;
   let validEnd = 0;
   let needsNewline = false;
+  let compaction: SessionCompaction | undefined;
   for (let index = 0; index <= last; index++) {
     const line = lines[index];
     if (isBlank(bytes, line)) continue;
@@ -109,6 +112,10 @@ export function parseJournal(bytes: Uint8Array, source: JournalSource): ParsedJo
       case "repair":
         updatedAt = record.at;
         break;
+      case "compaction":
+        compaction = { digest: record.digest, coveredUntil: record.coveredUntil };
+        updatedAt = record.at;
+        break;
       default: {
         const unreachable: never = record;
         throw new TypeError(`Unknown journal record: ${JSON.stringify(unreachable)}`);
@@ -127,7 +134,16 @@ export function parseJournal(bytes: Uint8Array, source: JournalSource): ParsedJo
           `empty or its only line is damaged). Delete it with "odek sessions delete ${source.id}".`,
       );
     }
-    return { meta, messages, updatedAt, toolCallCount, validEnd, torn, needsNewline };
+    return {
+      meta,
+      messages,
+      updatedAt,
+      toolCallCount,
+      validEnd,
+      torn,
+      needsNewline,
+      ...(compaction ? { compaction } : {}),
+    };
   }
 }
 

@@ -15,7 +15,10 @@ export const JOURNAL_VERSION = 1;
  * - `message`: `{ t, at, message }`, one transcript message;
  * - `meta_update`: `{ t, at, patch: { model?, baseUrl?, workspace? } }`;
  * - `repair`: `{ t, at, toolCallIds }`, written when a resume answered interrupted tool calls with
- *   synthetic results (those results are the `message` records just before it).
+ *   synthetic results (those results are the `message` records just before it);
+ * - `compaction`: `{ t, at, digest, coveredUntil }`, the rolling compaction digest of the
+ *   context manager (docs/context.md): the turn groups of the transcript that start before
+ *   message index `coveredUntil` are summarised by `digest`. The last one wins on load.
  *
  * Times (`createdAt`, `at`) are ISO 8601 strings. Unknown extra fields are ignored.
  *
@@ -53,6 +56,12 @@ export const JournalRecordSchema = z.discriminatedUnion("t", [
     }),
   }),
   z.object({ t: z.literal("repair"), at: z.string(), toolCallIds: z.array(z.string()) }),
+  z.object({
+    t: z.literal("compaction"),
+    at: z.string(),
+    digest: z.string(),
+    coveredUntil: z.int().min(0),
+  }),
 ]);
 
 /** One line of a session journal; see {@linkcode JournalRecordSchema}. */

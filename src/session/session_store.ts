@@ -33,6 +33,17 @@ export interface SessionMetaPatch {
   workspace?: string;
 }
 
+/**
+ * The context manager's rolling digest as a session keeps it: the transcript's turn groups that
+ * start before message index `coveredUntil` are summarised by `digest` (docs/context.md).
+ */
+export interface SessionCompaction {
+  /** The digest text (redacted like every content string). */
+  digest: string;
+  /** A transcript message index. */
+  coveredUntil: number;
+}
+
 /** What {@linkcode SessionStore.create} needs. */
 export interface CreateSessionInit {
   /** A name for the session (`--session <name>`); generated when absent. */
@@ -77,6 +88,10 @@ export interface OpenSession {
   readonly messages: readonly ChatMessage[];
   /** The tool-call ids this open answered with a synthetic "interrupted" result. */
   readonly repairedToolCallIds: readonly string[];
+  /** The newest compaction digest (loaded, or recorded since), if any. */
+  readonly compaction: SessionCompaction | undefined;
+  /** Record a new compaction digest (a `compaction` journal record, redacted, fsynced). */
+  recordCompaction(compaction: SessionCompaction): Promise<void>;
   /**
    * Append one message: redacted, written as one line and fsynced before the promise resolves.
    * Concurrent calls are written in call order.

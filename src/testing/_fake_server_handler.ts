@@ -13,6 +13,7 @@ import {
   sseFrame,
 } from "./_scripted_chunks.ts";
 import { sleep } from "./_sleep.ts";
+import { contextLengthErrorBody, countRequestTokens } from "./_request_tokens.ts";
 
 /** What the handler needs from the server around it. */
 export interface FakeHandlerState {
@@ -24,6 +25,8 @@ export interface FakeHandlerState {
   closing: AbortSignal;
   /** Called on every request (resets the idle timer). */
   onRequest: () => void;
+  /** Refuse requests over this many tokens with the context-length 400. @default no limit */
+  contextWindow?: number;
 }
 
 /** Creates the fetch-style handler; the chat-request counter lives in its closure. */
@@ -40,16 +43,28 @@ export function createFakeHandler(state: FakeHandlerState): (req: Request) => Pr
       return errorJson(404, `fake server: no route for ${req.method} ${path}`);
     }
     const raw = await req.text();
+    const parsed = parseJson(raw);
+    const isObject = typeof parsed === "object" && parsed !== null;
     const recorded: RecordedRequest = {
-      body: parseJson(raw) ?? raw,
+      body: parsed ?? raw,
       authorization: req.headers.get("authorization"),
       receivedAt: performance.now(),
+      promptTokens: isObject ? countRequestTokens(parsed) : Math.ceil(raw.length / 4),
     };
     state.requests.push(recorded);
-    const index = chatCount++;
-    if (typeof recorded.body !== "object" || recorded.body === null) {
+    if (!isObject) {
+      chatCount++;
       return errorJson(400, "fake server: the request body is not a JSON object");
     }
+    // An oversize request is refused before it uses a scripted turn, as a provider would.
+    if (state.contextWindow !== undefined && recorded.promptTokens > state.contextWindow) {
+      recorded.refused = true;
+      return new Response(contextLengthErrorBody(state.contextWindow, recorded.promptTokens), {
+        status: 400,
+        headers: { "content-type": "application/json" },
+      });
+    }
+    const index = chatCount++;
     let turn: ScriptedTurn;
     try {
       if (typeof state.turns === "function") turn = await state.turns(recorded, index);
@@ -75,7 +90,7 @@ export function createFakeHandler(state: FakeHandlerState): (req: Request) => Pr
       model: typeof body.model === "string" ? body.model : "fake-model",
       created: Math.floor(Date.now() / 1000),
       turnNumber: index + 1,
-      promptChars: JSON.stringify(body.messages ?? []).length,
+      promptTokens: recorded.promptTokens,
     };
     return respond(turn, ctx, body, { signal, ended });
   };

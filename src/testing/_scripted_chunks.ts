@@ -19,8 +19,8 @@ export interface ChunkContext {
   created: number;
   /** 1-based number of this turn in the script, used for default tool-call ids. */
   turnNumber: number;
-  /** Characters of the request's messages, for the default usage estimate. */
-  promptChars: number;
+  /** The request's token count (see `countRequestTokens`), reported as `prompt_tokens`. */
+  promptTokens: number;
 }
 
 /** Normal chunks of a turn, split so faults can cut or extend them. */
@@ -69,14 +69,14 @@ export function finishReasonOf(turn: ScriptedTurn): string {
   return turn.finishReason ?? (turn.toolCalls?.length ? "tool_calls" : "stop");
 }
 
-/** The usage a turn reports: its own, or an estimate of ~4 characters per token. */
+/** The usage a turn reports: its own, or the request's count and ~4 characters per token out. */
 export function usageOf(
   turn: ScriptedTurn,
-  promptChars: number,
+  promptTokens: number,
 ): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
   const outChars = (turn.text ?? "").length + (turn.reasoning ?? "").length +
     (turn.toolCalls ?? []).reduce((n, c) => n + argumentsText(c.arguments).length, 0);
-  const prompt = turn.usage?.prompt_tokens ?? Math.ceil(promptChars / 4);
+  const prompt = turn.usage?.prompt_tokens ?? promptTokens;
   const completion = turn.usage?.completion_tokens ?? Math.ceil(outChars / 4);
   return {
     prompt_tokens: prompt,
@@ -123,7 +123,7 @@ export function scriptedChunks(turn: ScriptedTurn, ctx: ChunkContext): ScriptedC
   return {
     body,
     finish: chunk({}, finishReasonOf(turn)),
-    usage: { ...envelope, model: ctx.model, choices: [], usage: usageOf(turn, ctx.promptChars) },
+    usage: { ...envelope, model: ctx.model, choices: [], usage: usageOf(turn, ctx.promptTokens) },
   };
 }
 
@@ -143,7 +143,7 @@ export function scriptedCompletion(turn: ScriptedTurn, ctx: ChunkContext): JsonO
     created: ctx.created,
     model: ctx.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: finishReasonOf(turn) }],
-    usage: usageOf(turn, ctx.promptChars),
+    usage: usageOf(turn, ctx.promptTokens),
   };
 }
 

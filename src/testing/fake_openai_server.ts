@@ -46,7 +46,10 @@ export interface ScriptedTurn {
   toolCalls?: ScriptedToolCall[];
   /** @default "tool_calls" when there are tool calls, else "stop" */
   finishReason?: string;
-  /** Reported usage. @default an estimate of ~4 characters per token */
+  /**
+   * Reported usage. @default `prompt_tokens`: the request's count (see
+   * {@linkcode RecordedRequest.promptTokens}); `completion_tokens`: ~4 characters per token
+   */
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** Milliseconds to wait before the response starts. @default 0 */
   delayMs?: number;
@@ -65,6 +68,14 @@ export interface RecordedRequest {
   authorization: string | null;
   /** When it arrived, in `performance.now()` milliseconds. */
   receivedAt: number;
+  /**
+   * The fake's own token count of the request: `ceil((B(messages) + B(tools)) / 4)`, `B` being
+   * the UTF-8 bytes of `JSON.stringify` of the body's `messages` and `tools` (0 when absent).
+   * Reported as `usage.prompt_tokens` unless the turn sets its own usage.
+   */
+  promptTokens: number;
+  /** Set when the request was refused as over `contextWindow` (it used no scripted turn). */
+  refused?: true;
 }
 
 /** Options for {@linkcode startFakeOpenAIServer}. */
@@ -81,6 +92,13 @@ export interface FakeOpenAIServerOptions {
   port?: number;
   /** Stop by itself after this many milliseconds without a request. @default 120_000 */
   idleTimeoutMs?: number;
+  /**
+   * The model's context window in tokens: a request whose count
+   * ({@linkcode RecordedRequest.promptTokens}) is larger is refused with HTTP 400 and OpenAI's
+   * `{"error":{"code":"context_length_exceeded",…}}` body, without using a scripted turn.
+   * @default no limit
+   */
+  contextWindow?: number;
 }
 
 /** A running fake server. */
@@ -165,6 +183,7 @@ export async function startFakeOpenAIServer(
     requests,
     closing: closing.signal,
     onRequest: armIdleTimer,
+    ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
   });
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({

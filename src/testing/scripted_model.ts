@@ -9,6 +9,7 @@ import type { Model, ModelDelta, ModelRequest, ModelResponse } from "../llm/mode
 import type { ScriptedTurn } from "./fake_openai_server.ts";
 import { type JsonObject, scriptedChunks } from "./_scripted_chunks.ts";
 import { sleep } from "./_sleep.ts";
+import { countRequestTokens } from "./_request_tokens.ts";
 
 /** A request as {@linkcode ScriptedModel} keeps it: a deep copy, without the signal. */
 export type ScriptedModelRequest = Omit<ModelRequest, "signal">;
@@ -87,6 +88,7 @@ export class ScriptedModel implements Model {
       messages: request.messages,
       tools: request.tools,
       iteration: request.iteration,
+      ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
     });
     this.requests.push(copy);
     const index = this.#count++;
@@ -109,7 +111,7 @@ export class ScriptedModel implements Model {
       model: this.#model,
       created: Math.floor(Date.now() / 1000),
       turnNumber: index + 1,
-      promptChars: JSON.stringify(copy.messages).length,
+      promptTokens: countRequestTokens(copy.tools.length > 0 ? copy : { messages: copy.messages }),
     };
     const { body, finish, usage } = scriptedChunks(turn, ctx);
     let chunks: JsonObject[] = [...body, finish, usage];

@@ -47,3 +47,20 @@ Deno.test("TerminalRenderer drops escape sequences the model or a tool sends to 
   // The label shows the whole command on one line, so nothing can hide behind a fake first line.
   assert.match(out.stderr, /▸ shell\[2K true \[2K\[1A\[32mls -la \(harmless\) ⏎ rm important\n/);
 });
+
+Deno.test("TerminalRenderer shows context trims and failed compactions on stderr", () => {
+  const { r, out } = renderer();
+  r.handle(makeRunEvent("context_trimmed", {
+    mode: "survival",
+    dropped_groups: 7,
+    truncated_results: 3,
+    estimated_tokens: 20_000,
+    window: 32_768,
+  }, scope));
+  r.handle(makeRunEvent("compaction_failed", { reason: `timeout${ESC}[2K` }, scope));
+  assert.match(out.stderr, /context survival trim: 7 old turn\(s\) left out, 3 old result/);
+  assert.match(out.stderr, /~20000 of 32768 tokens/);
+  assert.match(out.stderr, /compaction failed \(timeout/);
+  assert.ok(!out.stderr.includes(ESC));
+  assert.equal(out.stdout, "");
+});

@@ -140,3 +140,26 @@ Deno.test("resolveConfig() suggests nothing for a key far from every known one",
     assert.match(error.message, /unknown key frobnicate\. Remove it/);
   });
 });
+
+Deno.test("resolveConfig() reads per-model windows and context settings, and ODEK_COMPACTION", async () => {
+  await withConfigFile(
+    `{
+      "contextWindow": 64000,
+      "models": { "small-model": { "contextWindow": 32768, "inputCostPerMillionUsd": 0.5 } },
+      "context": { "keepRecentToolResults": 6, "triggerRatio": 0.8 },
+    }`,
+    async (configFile) => {
+      const config = await resolveConfig({ configFile, env: { ODEK_COMPACTION: "false" } });
+      assert.equal(config.models["small-model"].contextWindow, 32768);
+      assert.equal(config.contextWindow, 64000);
+      assert.equal(config.context.keepRecentToolResults, 6);
+      assert.equal(config.context.triggerRatio, 0.8);
+      assert.equal(config.context.targetRatio, 0.6);
+      assert.equal(config.context.compaction, false);
+    },
+  );
+  const error = await rejection(
+    resolveConfig({ configFile: "/nonexistent/c.jsonc", env: { ODEK_COMPACTION: "maybe" } }),
+  );
+  assert.match(error.message, /ODEK_COMPACTION/);
+});

@@ -203,3 +203,30 @@ Deno.test("startFakeOpenAIServer() leaves nothing that keeps a process alive aft
   assert.equal(code, 0, err);
   assert.equal(new TextDecoder().decode(stdout).trim(), "closed");
 });
+
+Deno.test("startFakeOpenAIServer() counts ceil(UTF-8 bytes / 4) of messages and tools and reports it as prompt_tokens", async () => {
+  await using server = await startFakeOpenAIServer({ turns: [{ text: "a" }, { text: "b" }] });
+  const messages = [{ role: "user", content: "héllo 中文" }];
+  const tools = [{ type: "function", function: { name: "x", description: "d", parameters: {} } }];
+  const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v)).length;
+  const first: Json = await (await chat(server.url, { messages, tools })).json();
+  assert.equal(server.requests[0].promptTokens, Math.ceil((bytes(messages) + bytes(tools)) / 4));
+  assert.equal(first.usage.prompt_tokens, server.requests[0].promptTokens);
+  await (await chat(server.url, { messages })).json();
+  assert.equal(server.requests[1].promptTokens, Math.ceil(bytes(messages) / 4));
+});
+
+Deno.test("startFakeOpenAIServer() with contextWindow refuses an oversize request with the context-length 400, without using a turn", async () => {
+  await using server = await startFakeOpenAIServer({
+    turns: [{ text: "fits" }],
+    contextWindow: 100,
+  });
+  const big = await chat(server.url, { messages: [{ role: "user", content: "x".repeat(1000) }] });
+  assert.equal(big.status, 400);
+  const body: Json = await big.json();
+  assert.equal(body.error.code, "context_length_exceeded");
+  assert.match(body.error.message, /maximum context length is 100 tokens/);
+  assert.equal(server.requests[0].refused, true);
+  const small: Json = await (await chat(server.url, {})).json();
+  assert.equal(small.choices[0].message.content, "fits");
+});
