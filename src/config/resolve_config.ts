@@ -28,6 +28,11 @@ const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_SHELL_TIMEOUT_SECONDS", "timeouts.shellSeconds"],
   ["ODEK_MAX_ITERATIONS", "budgets.maxIterations"],
   ["ODEK_MAX_TOOL_PARALLEL", "budgets.maxToolParallel"],
+  ["ODEK_MAX_RUNTIME_SECONDS", "budgets.maxRuntimeSeconds"],
+  ["ODEK_MAX_TOOL_CALLS", "budgets.maxToolCalls"],
+  ["ODEK_MAX_INPUT_TOKENS", "budgets.maxInputTokens"],
+  ["ODEK_MAX_OUTPUT_TOKENS", "budgets.maxOutputTokens"],
+  ["ODEK_MAX_COST_USD", "budgets.maxCostUsd"],
 ];
 const NUMERIC = new Set([
   "contextWindow",
@@ -35,6 +40,11 @@ const NUMERIC = new Set([
   "timeouts.shellSeconds",
   "budgets.maxIterations",
   "budgets.maxToolParallel",
+  "budgets.maxRuntimeSeconds",
+  "budgets.maxToolCalls",
+  "budgets.maxInputTokens",
+  "budgets.maxOutputTokens",
+  "budgets.maxCostUsd",
 ]);
 
 /** Inputs of {@linkcode resolveConfig}. */
@@ -214,6 +224,11 @@ function flagName(path: string): string {
     model: "--model",
     baseUrl: "--base-url",
     "budgets.maxIterations": "--max-iterations",
+    "budgets.maxRuntimeSeconds": "--max-runtime",
+    "budgets.maxToolCalls": "--max-tool-calls",
+    "budgets.maxInputTokens": "--max-input-tokens",
+    "budgets.maxOutputTokens": "--max-output-tokens",
+    "budgets.maxCostUsd": "--max-cost-usd",
   };
   return map[path] ?? path;
 }

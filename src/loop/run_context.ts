@@ -32,6 +32,8 @@ export interface RunContext {
   readonly gate?: ToolGate;
   readonly signal: AbortSignal;
   readonly now: () => number;
+  /** Milliseconds between `tool_running` heartbeats of one long tool call. */
+  readonly heartbeatMs: number;
   /** Applied to everything emitted; `forms` (see `Redactor`) enables redaction across deltas. */
   readonly redact: ((text: string) => string) & { forms?: readonly string[] };
   /** Emit an event of the current iteration (isolates a throwing sink). */
