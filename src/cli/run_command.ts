@@ -8,6 +8,8 @@ import { OdekError } from "../_util/odek_error.ts";
 import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
 import type { CliIO } from "./cli_io.ts";
 import { buildBroker, buildGate, buildModel, loadSettings, resolveWorkspace } from "./compose.ts";
+import { budgetsFromConfig } from "./budgets_from_config.ts";
+import { EventsJsonlSink } from "./events_jsonl_sink.ts";
 import { executeRun } from "./execute_run.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
@@ -53,6 +55,9 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     callerDir: io.callerDir,
   });
   const gate = await buildGate(settings, workspace, protectedRoots, flags.yes);
+  const events = flags.eventsJsonl
+    ? await EventsJsonlSink.open(resolve(io.callerDir, flags.eventsJsonl))
+    : undefined;
   const { broker, bwrapMissing } = await buildBroker(settings, workspace, protectedRoots, io);
   if (bwrapMissing) {
     io.stderr.write(
@@ -68,6 +73,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     title: task,
   }).catch(async (error) => {
     await broker.close();
+    await events?.close();
     throw error;
   });
   const messages = initialMessages({
@@ -91,6 +97,8 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     redact: settings.redact,
     resumed: false,
     gate,
+    budgets: budgetsFromConfig(config, config.model),
+    events,
   });
 }
 
