@@ -44,8 +44,8 @@ export const ConfigLayerSchema = z.strictObject({
     maxIterations: z.int().min(1).max(10_000).optional(),
     /** Tool calls of one reply that run at once. */
     maxToolParallel: z.int().min(1).max(16).optional(),
-    /** Wall-clock seconds a run may take (0 = off). */
-    maxRuntimeSeconds: z.int().min(0).max(31_536_000).optional(),
+    /** Wall-clock seconds a run may take (0 = off; at most 2,000,000, about 23 days: a timer limit). */
+    maxRuntimeSeconds: z.int().min(0).max(2_000_000).optional(),
     /** Tool calls a run may execute (0 = off). */
     maxToolCalls: z.int().min(0).max(10_000_000).optional(),
     /** Prompt tokens a run may use, summed over its model calls (0 = off). */
