@@ -230,3 +230,18 @@ Deno.test("odek run --json: the partial summary is an event", async () => {
     limit: 1,
   });
 });
+
+Deno.test("odek run: three identical calls get a stall hint from odek, shown in the terminal and saved; the run goes on", async () => {
+  await using fx = await odekFixture();
+  const same = () => ({ toolCalls: [{ name: "glob", arguments: { pattern: "*.md" } }] });
+  await using server = await startFakeOpenAIServer({
+    turns: [same(), same(), same(), { text: "Nothing to find; stopping." }],
+  });
+  const run = await fx.run(["run", "--base-url", server.url, "--session", "loopy", "find docs"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /glob was called 3 times in a row with the same arguments/);
+  const hint = server.requests[3].body.messages.at(-1);
+  assert.equal(hint.role, "user");
+  assert.match(hint.content, /^\[odek\] You have called glob with the same arguments 3 times/);
+  assert.deepEqual((await journal(fx, "loopy")).at(-2), hint);
+});
