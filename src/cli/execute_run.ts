@@ -14,7 +14,7 @@ import { makeRunEvent, newRunId } from "../loop/make_run_event.ts";
 import type { ToolGate } from "../loop/gate_tool_calls.ts";
 import { runAgent } from "../loop/run_agent.ts";
 import type { RunEvent } from "../loop/run_event.ts";
-import type { BudgetBreach, RunBudgets } from "../loop/budget_checker.ts";
+import { type BudgetBreach, BudgetChecker, type RunBudgets } from "../loop/budget_checker.ts";
 import type { RunStats } from "../loop/run_stats.ts";
 import type { OpenSession } from "../session/session_store.ts";
 import type { CliIO } from "./cli_io.ts";
@@ -75,13 +75,10 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     if (options.json) io.stdout.write(`${JSON.stringify(event)}\n`);
     else renderer!.handle(event);
   };
-  const b = options.budgets ?? {};
-  if (
-    (b.maxCostUsd ?? 0) > 0 &&
-    !((b.inputCostPerMillionUsd ?? 0) > 0 && (b.outputCostPerMillionUsd ?? 0) > 0)
-  ) {
+  const cap = options.budgets?.maxCostUsd ?? 0;
+  if (cap > 0 && !new BudgetChecker(options.budgets).costEnforced) {
     io.stderr.write(
-      `odek: the cost budget ($${b.maxCostUsd}) is not enforced: set both models."${session.meta.model}".inputCostPerMillionUsd and outputCostPerMillionUsd in the config (token budgets still apply).\n`,
+      `odek: the cost budget ($${cap}) is not enforced: set both models."${session.meta.model}".inputCostPerMillionUsd and outputCostPerMillionUsd in the config (token budgets still apply).\n`,
     );
   }
   const scope = { runId, sessionId: session.meta.id };
