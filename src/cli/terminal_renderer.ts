@@ -98,9 +98,9 @@ export class TerminalRenderer {
         break;
       case "budget_exceeded":
         this.#line(
-          `${
-            this.#paint("31", "■")
-          } ${event.data.limit_name} budget spent: ${event.data.observed} of ${event.data.limit}${
+          `${this.#paint("31", "■")} ${event.data.limit_name} budget spent: ${
+            budgetAmounts(event.data)
+          }${
             event.data.limit_name === "iterations"
               ? " (asking the model for a partial summary…)"
               : ""
@@ -194,6 +194,13 @@ function describeArgs(args: unknown): string {
 function firstLine(text: string): string {
   const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
   return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+/** `3.2 s of 3 s`, `$0.0011 of $0.001`, `6 of 5`. */
+function budgetAmounts(data: { limit_name: string; observed: number; limit: number }): string {
+  if (data.limit_name === "runtime") return `${data.observed} s of ${data.limit} s`;
+  if (data.limit_name === "cost_usd") return `$${data.observed} of $${data.limit}`;
+  return `${data.observed} of ${data.limit}`;
 }
 
 /** `42 s`, `3 min 5 s`, `2 h 4 min`. */

@@ -74,6 +74,18 @@ Deno.test("TerminalRenderer names a spent budget and marks a partial summary as 
   }, scope));
   r.handle(makeRunEvent("partial_summary", { text: `half done${ESC}[2J` }, scope));
   r.handle(makeRunEvent("stall_detected", { name: "glob", repeats: 3 }, scope));
+  r.handle(makeRunEvent("budget_exceeded", {
+    limit_name: "runtime",
+    observed: 3.02,
+    limit: 3,
+  }, scope));
+  r.handle(makeRunEvent("budget_exceeded", {
+    limit_name: "cost_usd",
+    observed: 0.0011,
+    limit: 0.001,
+  }, scope));
+  assert.match(out.stderr, /runtime budget spent: 3\.02 s of 3 s\n/);
+  assert.match(out.stderr, /cost_usd budget spent: \$0\.0011 of \$0\.001\n/);
   assert.match(
     out.stderr,
     /iterations budget spent: 90 of 90 \(asking the model for a partial summary…\)/,
