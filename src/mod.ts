@@ -68,4 +68,6 @@ export type {
 export { builtinToolSpecs } from "./loop/builtin_tool_specs.ts";
 export { initialMessages } from "./loop/initial_messages.ts";
 export { runAgent, type RunAgentOptions, type RunOutcome } from "./loop/run_agent.ts";
+export type { BudgetBreach, BudgetName, RunBudgets } from "./loop/budget_checker.ts";
+export { isPartialSummary, PARTIAL_SUMMARY_MARKER } from "./loop/partial_summary.ts";
 export type { RunEvent, RunEventData, RunEventType } from "./loop/run_event.ts";
