@@ -72,4 +72,6 @@ export { runAgent, type RunAgentOptions, type RunOutcome } from "./loop/run_agen
 export type { CompactionState, ContextOptions } from "./loop/context_manager.ts";
 export type { ProtectedMessagePredicate } from "./loop/turn_groups.ts";
 export { contextWindowFor } from "./config/context_window_for.ts";
+export type { BudgetBreach, BudgetName, RunBudgets } from "./loop/budget_checker.ts";
+export { isPartialSummary, PARTIAL_SUMMARY_MARKER } from "./loop/partial_summary.ts";
 export type { RunEvent, RunEventData, RunEventType } from "./loop/run_event.ts";

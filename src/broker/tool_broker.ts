@@ -14,7 +14,9 @@ export type ToolErrorKind =
   | "timeout"
   | "interrupted"
   | "sandbox_unavailable"
-  | "failed";
+  | "failed"
+  /** Not run: a budget of the run is spent (the loop refuses it; the broker never returns it). */
+  | "budget_exceeded";
 
 /** The outcome of one tool call, as data (house style §5). */
 export type ToolResult =

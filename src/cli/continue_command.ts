@@ -14,6 +14,10 @@ import {
   type Settings,
 } from "./compose.ts";
 import { contextOptionsFor } from "./context_options.ts";
+import { resolve } from "node:path";
+import { isPartialSummary } from "../loop/partial_summary.ts";
+import { budgetsFromConfig } from "./budgets_from_config.ts";
+import { EventsJsonlSink } from "./events_jsonl_sink.ts";
 import { executeRun } from "./execute_run.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
@@ -101,7 +105,13 @@ export async function continueSession(
       callerDir: io.callerDir,
     });
     const messages = [...session.messages];
-    const next = message?.trim() ? { role: "user" as const, content: message.trim() } : undefined;
+    // A run stopped by its iteration budget ends with a partial summary: continuing it without a
+    // message asks the model to go on.
+    const next = message?.trim()
+      ? { role: "user" as const, content: message.trim() }
+      : isPartialSummary(messages.at(-1))
+      ? { role: "user" as const, content: "[odek] Continue the task from where you stopped." }
+      : undefined;
     const last = next ?? messages.at(-1);
     if (
       !last || (last.role === "assistant" && !last.tool_calls?.length) || last.role === "system"
@@ -112,7 +122,15 @@ export async function continueSession(
       );
     }
     const gate = await buildGate(settings, workspace, protectedRoots, flags.yes);
-    const { broker } = await buildBroker(settings, workspace, protectedRoots, io);
+    const events = flags.eventsJsonl
+      ? await EventsJsonlSink.open(resolve(io.callerDir, flags.eventsJsonl))
+      : undefined;
+    const { broker } = await buildBroker(settings, workspace, protectedRoots, io).catch(
+      async (error) => {
+        await events?.close();
+        throw error;
+      },
+    );
     const patch = {
       ...(model !== meta.model ? { model } : {}),
       ...(baseUrl !== meta.baseUrl && !flags.replay ? { baseUrl } : {}),
@@ -126,6 +144,7 @@ export async function continueSession(
       }
     } catch (error) {
       await broker.close();
+      await events?.close();
       throw error;
     }
     return await executeRun({
@@ -142,6 +161,8 @@ export async function continueSession(
       resumed: true,
       gate,
       context: contextOptionsFor(settings.config, model),
+      budgets: budgetsFromConfig(settings.config, model),
+      events,
     });
   } finally {
     await session.close();

@@ -17,9 +17,11 @@ import { buildClarifier } from "./compose.ts";
 import type { ContextOptions } from "../loop/context_manager.ts";
 import { runAgent } from "../loop/run_agent.ts";
 import type { RunEvent } from "../loop/run_event.ts";
+import { type BudgetBreach, BudgetChecker, type RunBudgets } from "../loop/budget_checker.ts";
 import type { RunStats } from "../loop/run_stats.ts";
 import type { OpenSession } from "../session/session_store.ts";
 import type { CliIO } from "./cli_io.ts";
+import type { EventsJsonlSink } from "./events_jsonl_sink.ts";
 import { EXIT, exitCodeFor } from "./exit_code.ts";
 import { TerminalRenderer } from "./terminal_renderer.ts";
 
@@ -43,11 +45,18 @@ export interface ExecuteRunOptions {
   clarifier?: Clarifier;
   /** Context-management settings (window, compaction); the session's digest is added here. */
   context?: ContextOptions;
+  /** Hard budgets (see `budgetsFromConfig`). @default none */
+  budgets?: RunBudgets;
+  /** The `--events-jsonl` audit sink, already open; closed when the run ends. */
+  events?: EventsJsonlSink;
+  /** Milliseconds between `tool_running` heartbeats. @default 60_000 */
+  toolHeartbeatMs?: number;
 }
 
 /**
  * Run to the end and return the exit code (0 ok, 1 error, 4 budget, 130 SIGINT, 143 SIGTERM).
- * The session is closed (its lock released) and the broker's children stopped in every case.
+ * The session is closed (its lock released), the broker's children stopped and the events file
+ * closed in every case.
  */
 export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   const { io, session } = options;
@@ -69,9 +78,16 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     color,
   });
   const emit = (event: RunEvent) => {
+    options.events?.handle(event);
     if (options.json) io.stdout.write(`${JSON.stringify(event)}\n`);
     else renderer!.handle(event);
   };
+  const cap = options.budgets?.maxCostUsd ?? 0;
+  if (cap > 0 && !new BudgetChecker(options.budgets).costEnforced) {
+    io.stderr.write(
+      `odek: the cost budget ($${cap}) is not enforced: set both models."${session.meta.model}".inputCostPerMillionUsd and outputCostPerMillionUsd in the config (token budgets still apply).\n`,
+    );
+  }
   const scope = { runId, sessionId: session.meta.id };
   emit(makeRunEvent("run_started", {
     model: session.meta.model,
@@ -107,6 +123,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
         ...options.context,
         ...(session.compaction ? { resume: session.compaction } : {}),
       },
+      ...(options.budgets ? { budgets: options.budgets } : {}),
+      ...(options.toolHeartbeatMs ? { toolHeartbeatMs: options.toolHeartbeatMs } : {}),
     });
     renderer?.close();
     const id = session.meta.id;
@@ -120,15 +138,15 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
         );
         io.stderr.write(`odek: done · ${summary(outcome.stats)} · session ${id}\n`);
         return EXIT.ok;
-      case "iteration_budget_exhausted":
+      case "budget_exceeded":
         return fail(
           options,
           scope,
           outcome.stats,
-          new OdekError(
-            "BUDGET_EXCEEDED",
-            `Stopped after ${outcome.stats.iterations} model turns (--max-iterations ${options.maxIterations}) without a final answer. The session is saved: continue it with odek continue ${id} --max-iterations <n>.`,
-          ),
+          new OdekError("BUDGET_EXCEEDED", budgetMessage(outcome.breach, options.maxIterations)),
+          outcome.breach.limit_name === "iterations"
+            ? `The session is saved: continue it with odek continue ${id} --max-iterations <n>.`
+            : `The session is saved: continue it with odek continue ${id} (with a higher limit).`,
         );
       case "interrupted": {
         const error = new OdekError(
@@ -158,6 +176,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     removers.forEach((remove) => remove());
     await options.broker.close();
     await session.close();
+    await closeEvents(options.events, io);
   }
 
   function fail(
@@ -179,6 +198,43 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     );
     io.stderr.write(`odek: ${message}${hint ? ` ${hint}` : ""}\nodek: ${summary(stats)}\n`);
     return exitCodeFor(error);
+  }
+}
+
+/** What the operator reads when a budget stops the run: the budget, what was used, the limit. */
+function budgetMessage(breach: BudgetBreach, maxIterations: number): string {
+  const { observed, limit } = breach;
+  switch (breach.limit_name) {
+    case "iterations":
+      return `Stopped after ${observed} model turns (--max-iterations ${maxIterations}) without a final answer.`;
+    case "runtime":
+      return `Runtime budget spent: ${observed} s of ${limit} s (--max-runtime, budgets.maxRuntimeSeconds); what was running was stopped.`;
+    case "tool_calls":
+      return `Tool-call budget spent: ${observed} tool calls asked for, the limit is ${limit} (--max-tool-calls, budgets.maxToolCalls); calls beyond it did not run.`;
+    case "input_tokens":
+      return `Input-token budget spent: ${observed} of ${limit} tokens (--max-input-tokens, budgets.maxInputTokens).`;
+    case "output_tokens":
+      return `Output-token budget spent: ${observed} of ${limit} tokens (--max-output-tokens, budgets.maxOutputTokens).`;
+    case "cost_usd":
+      return `Cost budget spent: an estimated $${observed} of $${limit} (--max-cost-usd, budgets.maxCostUsd).`;
+    default: {
+      const unreachable: never = breach.limit_name;
+      throw new TypeError(`Unknown budget: ${unreachable}`);
+    }
+  }
+}
+
+async function closeEvents(events: EventsJsonlSink | undefined, io: CliIO): Promise<void> {
+  if (!events) return;
+  await events.close();
+  if (events.error) {
+    io.stderr.write(
+      `odek: writing the events file failed (${events.error.message}); ${events.dropped} event(s) were not written.\n`,
+    );
+  } else if (events.dropped > 0) {
+    io.stderr.write(
+      `odek: the events file missed ${events.dropped} event(s): the disk could not keep up.\n`,
+    );
   }
 }
 

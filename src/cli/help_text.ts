@@ -26,7 +26,15 @@ Flags:
   --base-url <url>        OpenAI-compatible base URL (ODEK_BASE_URL, then OPENAI_BASE_URL)
   --workspace <dir>       directory the tools work in (default: the current directory)
   --session <name>        a named session: continues it if it exists
-  --max-iterations <n>    model turns before stopping with exit code 4 (default 90)
+  --max-iterations <n>    model turns before stopping with exit code 4 (default 90), after
+                          one tool-less request for a partial summary
+  --max-runtime <d>       wall-clock budget: 90, 90s, 5m, 2h (exit code 4; 0 = off)
+  --max-tool-calls <n>    tool-call budget (exit code 4)
+  --max-input-tokens <n>  prompt-token budget, summed over the run (exit code 4)
+  --max-output-tokens <n> completion-token budget, summed over the run (exit code 4)
+  --max-cost-usd <x>      estimated-cost budget in US dollars (needs the model's prices in the
+                          config: models.<id>.inputCostPerMillionUsd/outputCostPerMillionUsd)
+  --events-jsonl <file>   also append every event to this file (audit log, mode 0600)
   --system <text>         replace the default identity paragraph of the system prompt
   --json                  print run events as JSON lines on stdout (odek.event/v1)
   --record <file>         record every model request and streamed response to a cassette
@@ -47,7 +55,11 @@ and not re-run. With a message, it is added as the next user turn.
 
 Flags:
   --model <id>  --base-url <url>  --workspace <dir>  --max-iterations <n>
-  --json  --record <file>  --replay <file>  --trust <level>  --yes[=<class>,…]  -h, --help`,
+  --max-runtime <d>  --max-tool-calls <n>  --max-input-tokens <n>  --max-output-tokens <n>
+  --max-cost-usd <x>  --events-jsonl <file>
+  --json  --record <file>  --replay <file>  --trust <level>  --yes[=<class>,…]  -h, --help
+
+A run stopped by its iteration budget continues without a message.`,
   sessions: `Usage: odek sessions <list|show|export|delete> [id]
 
   list                 sessions, newest first

@@ -8,10 +8,14 @@ import { OdekError } from "../_util/odek_error.ts";
 import { parseYesFlag } from "../approval/parse_yes_flag.ts";
 import type { ConfigLayer } from "../config/odek_config.ts";
 import type { RiskClass } from "../danger/verdict.ts";
+import { parseDurationSeconds } from "./parse_duration_seconds.ts";
 
 /** Parsed flags of `run`/`continue`. */
 export interface RunFlags {
-  /** The config layer the flags form (`--model`, `--base-url`, `--max-iterations`). */
+  /**
+   * The config layer the flags form (`--model`, `--base-url`, `--trust`, `--max-iterations` and
+   * the other budgets).
+   */
   layer: ConfigLayer;
   workspace?: string;
   session?: string;
@@ -19,6 +23,8 @@ export interface RunFlags {
   json: boolean;
   record?: string;
   replay?: string;
+  /** `--events-jsonl FILE`: the audit sink's path, as given. */
+  eventsJsonl?: string;
   /** `--yes` (every ask but destructive/privileged/unknown) or `--yes=<class>,…` (exactly those). */
   yes?: "all" | RiskClass[];
   help: boolean;
@@ -30,6 +36,12 @@ const SHARED = {
   "base-url": { type: "string" },
   workspace: { type: "string" },
   "max-iterations": { type: "string" },
+  "max-runtime": { type: "string" },
+  "max-tool-calls": { type: "string" },
+  "max-input-tokens": { type: "string" },
+  "max-output-tokens": { type: "string" },
+  "max-cost-usd": { type: "string" },
+  "events-jsonl": { type: "string" },
   json: { type: "boolean" },
   record: { type: "string" },
   replay: { type: "string" },
@@ -75,16 +87,34 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
   if (typeof v.model === "string") layer.model = v.model;
   if (typeof v["base-url"] === "string") layer.baseUrl = v["base-url"];
   if (typeof v.trust === "string") layer.trustLevel = v.trust as ConfigLayer["trustLevel"];
-  if (typeof v["max-iterations"] === "string") {
-    const raw = v["max-iterations"];
-    if (!/^\d+$/.test(raw)) {
-      throw new OdekError(
-        "USAGE",
-        `--max-iterations takes a whole number, got "${raw}". Run "odek ${command} --help".`,
-      );
+  const budgets: NonNullable<ConfigLayer["budgets"]> = {};
+  const usage = (flag: string, what: string, raw: string) =>
+    new OdekError("USAGE", `--${flag} takes ${what}, got "${raw}". Run "odek ${command} --help".`);
+  const whole = (flag: string, key: keyof typeof budgets) => {
+    const raw = v[flag];
+    if (typeof raw !== "string") return;
+    if (!/^\d+$/.test(raw)) throw usage(flag, "a whole number", raw);
+    budgets[key] = Number(raw);
+  };
+  whole("max-iterations", "maxIterations");
+  whole("max-tool-calls", "maxToolCalls");
+  whole("max-input-tokens", "maxInputTokens");
+  whole("max-output-tokens", "maxOutputTokens");
+  if (typeof v["max-runtime"] === "string") {
+    try {
+      budgets.maxRuntimeSeconds = parseDurationSeconds(v["max-runtime"]);
+    } catch {
+      throw usage("max-runtime", "a duration such as 90, 90s, 5m or 2h", v["max-runtime"]);
     }
-    layer.budgets = { maxIterations: Number(raw) };
   }
+  if (typeof v["max-cost-usd"] === "string") {
+    const raw = v["max-cost-usd"];
+    if (!/^\d+(\.\d+)?$/.test(raw)) {
+      throw usage("max-cost-usd", "an amount in US dollars such as 2.50", raw);
+    }
+    budgets.maxCostUsd = Number(raw);
+  }
+  if (Object.keys(budgets).length > 0) layer.budgets = budgets;
   return {
     layer,
     workspace: v.workspace as string | undefined,
@@ -93,6 +123,7 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
     json: v.json === true,
     record: v.record as string | undefined,
     replay: v.replay as string | undefined,
+    eventsJsonl: v["events-jsonl"] as string | undefined,
     ...(typeof v.yes === "string" ? { yes: parseYesFlag(v.yes === "all" ? true : v.yes) } : {}),
     help: v.help === true,
     positionals: parsed.positionals,

@@ -9,6 +9,8 @@ import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
 import type { CliIO } from "./cli_io.ts";
 import { buildBroker, buildGate, buildModel, loadSettings, resolveWorkspace } from "./compose.ts";
 import { contextOptionsFor } from "./context_options.ts";
+import { budgetsFromConfig } from "./budgets_from_config.ts";
+import { EventsJsonlSink } from "./events_jsonl_sink.ts";
 import { executeRun } from "./execute_run.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
@@ -54,6 +56,9 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     callerDir: io.callerDir,
   });
   const gate = await buildGate(settings, workspace, protectedRoots, flags.yes);
+  const events = flags.eventsJsonl
+    ? await EventsJsonlSink.open(resolve(io.callerDir, flags.eventsJsonl))
+    : undefined;
   const { broker, bwrapMissing } = await buildBroker(settings, workspace, protectedRoots, io);
   if (bwrapMissing) {
     io.stderr.write(
@@ -69,6 +74,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     title: task,
   }).catch(async (error) => {
     await broker.close();
+    await events?.close();
     throw error;
   });
   const messages = initialMessages({
@@ -93,6 +99,8 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     resumed: false,
     gate,
     context: contextOptionsFor(config, config.model),
+    budgets: budgetsFromConfig(config, config.model),
+    events,
   });
 }
 

@@ -79,6 +79,41 @@ export class TerminalRenderer {
           }`,
         );
         break;
+      case "tool_running": {
+        const running = this.#running.get(event.data.call_id);
+        const label = running?.label ?? terminalSafe(event.data.name, true);
+        this.#line(
+          `${this.#paint("33", "⏳")} ${label.slice(0, 100)} still running (${
+            longDuration(event.data.elapsed_ms)
+          })`,
+        );
+        break;
+      }
+      case "stall_detected":
+        this.#line(
+          `${this.#paint("33", "!")} ${
+            terminalSafe(event.data.name, true)
+          } was called ${event.data.repeats} times in a row with the same arguments: odek told the model to change course`,
+        );
+        break;
+      case "budget_exceeded":
+        this.#line(
+          `${this.#paint("31", "■")} ${event.data.limit_name} budget spent: ${
+            budgetAmounts(event.data)
+          }${
+            event.data.limit_name === "iterations"
+              ? " (asking the model for a partial summary…)"
+              : ""
+          }`,
+        );
+        break;
+      case "partial_summary":
+        if (this.#textOpen) this.#options.stdout.write("\n");
+        this.#textOpen = false;
+        this.#options.stdout.write(
+          `\n[Iteration budget reached — partial summary]\n${terminalSafe(event.data.text)}\n`,
+        );
+        break;
       case "session_repaired":
         this.#line(
           `${
@@ -174,6 +209,22 @@ function describeArgs(args: unknown): string {
 function firstLine(text: string): string {
   const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
   return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+/** `3.2 s of 3 s`, `$0.0011 of $0.001`, `6 of 5`. */
+function budgetAmounts(data: { limit_name: string; observed: number; limit: number }): string {
+  if (data.limit_name === "runtime") return `${data.observed} s of ${data.limit} s`;
+  if (data.limit_name === "cost_usd") return `$${data.observed} of $${data.limit}`;
+  return `${data.observed} of ${data.limit}`;
+}
+
+/** `42 s`, `3 min 5 s`, `2 h 4 min`. */
+function longDuration(ms: number): string {
+  const total = Math.round(ms / 1000);
+  if (total < 60) return `${total} s`;
+  const minutes = Math.floor(total / 60);
+  if (minutes < 60) return `${minutes} min ${total % 60} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
 function seconds(ms: number): string {

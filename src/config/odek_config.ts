@@ -73,6 +73,16 @@ export const ConfigLayerSchema = z.strictObject({
     maxIterations: z.int().min(1).max(10_000).optional(),
     /** Tool calls of one reply that run at once. */
     maxToolParallel: z.int().min(1).max(16).optional(),
+    /** Wall-clock seconds a run may take (0 = off; at most 2,000,000, about 23 days: a timer limit). */
+    maxRuntimeSeconds: z.int().min(0).max(2_000_000).optional(),
+    /** Tool calls a run may execute (0 = off). */
+    maxToolCalls: z.int().min(0).max(10_000_000).optional(),
+    /** Prompt tokens a run may use, summed over its model calls (0 = off). */
+    maxInputTokens: z.int().min(0).max(1e12).optional(),
+    /** Completion tokens a run may use, summed over its model calls (0 = off). */
+    maxOutputTokens: z.int().min(0).max(1e12).optional(),
+    /** Estimated US dollars a run may spend (0 = off; needs both prices in `models.<id>`). */
+    maxCostUsd: z.number().min(0).max(1_000_000).optional(),
   }).optional(),
 });
 /** One configuration layer. */
@@ -87,11 +97,22 @@ export interface OdekConfig {
   trustLevel: z.infer<typeof TrustLevelSchema>;
   trustedClasses: string[];
   timeouts: { requestSeconds: number; shellSeconds: number };
-  budgets: { maxIterations: number; maxToolParallel: number };
-  models: Record<
-    string,
-    { contextWindow?: number; inputCostPerMillionUsd?: number; outputCostPerMillionUsd?: number }
-  >;
+  budgets: {
+    maxIterations: number;
+    maxToolParallel: number;
+    /** 0 = off. */
+    maxRuntimeSeconds: number;
+    /** 0 = off. */
+    maxToolCalls: number;
+    /** 0 = off. */
+    maxInputTokens: number;
+    /** 0 = off. */
+    maxOutputTokens: number;
+    /** US dollars; 0 = off. */
+    maxCostUsd: number;
+  };
+  /** Per-model facts by exact model id. */
+  models: Record<string, ModelFacts>;
   context: {
     compaction: boolean;
     keepRecentToolResults: number;
@@ -103,6 +124,16 @@ export interface OdekConfig {
   };
 }
 
+/** What the config may say about one model. */
+export interface ModelFacts {
+  /** Context window in tokens. */
+  contextWindow?: number;
+  /** US dollars per million prompt tokens. */
+  inputCostPerMillionUsd?: number;
+  /** US dollars per million completion tokens. */
+  outputCostPerMillionUsd?: number;
+}
+
 /** Defaults of every key (odek-go §2.2 where it has one: 90 iterations, 4 parallel tools). */
 export const DEFAULT_CONFIG: OdekConfig = {
   model: "gpt-4.1-mini",
@@ -112,7 +143,15 @@ export const DEFAULT_CONFIG: OdekConfig = {
   trustLevel: "standard",
   trustedClasses: [],
   timeouts: { requestSeconds: 600, shellSeconds: 1800 },
-  budgets: { maxIterations: 90, maxToolParallel: 4 },
+  budgets: {
+    maxIterations: 90,
+    maxToolParallel: 4,
+    maxRuntimeSeconds: 0,
+    maxToolCalls: 0,
+    maxInputTokens: 0,
+    maxOutputTokens: 0,
+    maxCostUsd: 0,
+  },
   models: {},
   context: {
     compaction: true,

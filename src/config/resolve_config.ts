@@ -29,6 +29,11 @@ const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_MAX_ITERATIONS", "budgets.maxIterations"],
   ["ODEK_MAX_TOOL_PARALLEL", "budgets.maxToolParallel"],
   ["ODEK_COMPACTION", "context.compaction"],
+  ["ODEK_MAX_RUNTIME_SECONDS", "budgets.maxRuntimeSeconds"],
+  ["ODEK_MAX_TOOL_CALLS", "budgets.maxToolCalls"],
+  ["ODEK_MAX_INPUT_TOKENS", "budgets.maxInputTokens"],
+  ["ODEK_MAX_OUTPUT_TOKENS", "budgets.maxOutputTokens"],
+  ["ODEK_MAX_COST_USD", "budgets.maxCostUsd"],
 ];
 /** Keys whose environment value `true`/`1` or `false`/`0` becomes a boolean. */
 const BOOLEAN = new Set(["context.compaction"]);
@@ -38,6 +43,11 @@ const NUMERIC = new Set([
   "timeouts.shellSeconds",
   "budgets.maxIterations",
   "budgets.maxToolParallel",
+  "budgets.maxRuntimeSeconds",
+  "budgets.maxToolCalls",
+  "budgets.maxInputTokens",
+  "budgets.maxOutputTokens",
+  "budgets.maxCostUsd",
 ]);
 
 /** Inputs of {@linkcode resolveConfig}. */
@@ -221,6 +231,11 @@ function flagName(path: string): string {
     model: "--model",
     baseUrl: "--base-url",
     "budgets.maxIterations": "--max-iterations",
+    "budgets.maxRuntimeSeconds": "--max-runtime",
+    "budgets.maxToolCalls": "--max-tool-calls",
+    "budgets.maxInputTokens": "--max-input-tokens",
+    "budgets.maxOutputTokens": "--max-output-tokens",
+    "budgets.maxCostUsd": "--max-cost-usd",
   };
   return map[path] ?? path;
 }

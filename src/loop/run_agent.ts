@@ -4,11 +4,12 @@
  *
  * @module
  */
-import type { ChatMessage } from "../_util/chat_message.ts";
+import type { ChatMessage, ToolCall } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { BuiltinTool } from "../broker/builtin_tools.ts";
-import type { ToolBroker } from "../broker/tool_broker.ts";
+import type { ToolBroker, ToolResult } from "../broker/tool_broker.ts";
 import type { Model, ToolSpec } from "../llm/model.ts";
+import { type BudgetBreach, BudgetChecker, type RunBudgets } from "./budget_checker.ts";
 import { callModelStep } from "./call_model_step.ts";
 import { ContextManager, type ContextOptions } from "./context_manager.ts";
 import type { ToolGate } from "./gate_tool_calls.ts";
@@ -17,8 +18,10 @@ import { restorePlan } from "./restore_plan.ts";
 import type { RunContext, TranscriptJournal } from "./run_context.ts";
 import { makeRunEvent } from "./make_run_event.ts";
 import type { RunEventSink } from "./run_event.ts";
+import { requestPartialSummary } from "./partial_summary.ts";
 import { newRunStats, type RunStats } from "./run_stats.ts";
 import { runToolsStep } from "./run_tools_step.ts";
+import { type Stall, StallDetector } from "./stall_detector.ts";
 
 /** Options for {@linkcode runAgent}. */
 export interface RunAgentOptions {
@@ -30,8 +33,19 @@ export interface RunAgentOptions {
   messages: readonly ChatMessage[];
   tools: readonly BuiltinTool[];
   toolSpecs: ToolSpec[];
-  /** Model turns before the run stops with `iteration_budget_exhausted`. @default 90 */
+  /**
+   * Model turns before the run stops with a `budget_exceeded` outcome (`iterations`), after one
+   * tool-less call for a partial summary. @default 90
+   */
   maxIterations?: number;
+  /** Hard budgets (runtime, tool calls, tokens, cost). @default none */
+  budgets?: RunBudgets;
+  /** Milliseconds between `tool_running` heartbeats of a long tool call. @default 60_000 */
+  toolHeartbeatMs?: number;
+  /** Identical tool calls in a row that count as a stall (a hint is added). @default 3 */
+  stallThreshold?: number;
+  /** Bound on the partial-summary call, in milliseconds. @default 60_000 */
+  partialSummaryTimeoutMs?: number;
   /** Tool calls of one reply that run at once. @default 4 */
   maxToolParallel?: number;
   /**
@@ -50,7 +64,11 @@ export interface RunAgentOptions {
   onEvent?: RunEventSink;
   /** Stops the run: the model request is aborted and running tools are killed. */
   signal?: AbortSignal;
-  /** Monotonic ms clock. @default performance.now */
+  /**
+   * Monotonic ms clock, for the runtime budget checks between steps. (The runtime budget also
+   * arms a real timer that aborts a model request or tool call still running when it is spent.)
+   * @default performance.now
+   */
   now?: () => number;
   /**
    * Applied to everything the loop writes or emits. With `forms` (a `Redactor` from
@@ -62,7 +80,13 @@ export interface RunAgentOptions {
 /** How a run ended. The transcript is persisted in every case. */
 export type RunOutcome =
   | { type: "completed"; text: string | null; stats: RunStats }
-  | { type: "iteration_budget_exhausted"; stats: RunStats }
+  | {
+    type: "budget_exceeded";
+    breach: BudgetBreach;
+    /** The model's summary when the iteration budget was spent (else `null`). */
+    partialSummary: string | null;
+    stats: RunStats;
+  }
   | { type: "interrupted"; stats: RunStats }
   | { type: "failed"; error: Error; stats: RunStats };
 
@@ -70,7 +94,7 @@ type NextStep =
   | { type: "call_model" }
   | { type: "run_tools"; message: Extract<ChatMessage, { role: "assistant" }> }
   | { type: "final_output"; text: string | null }
-  | { type: "budget_exhausted" };
+  | { type: "budget_exceeded"; breach: BudgetBreach };
 
 /**
  * Run the loop until the model answers without tool calls, the iteration budget is spent, the
@@ -83,11 +107,104 @@ type NextStep =
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
   const now = options.now ?? (() => performance.now());
-  const signal = options.signal ?? new AbortController().signal;
   const maxIterations = options.maxIterations ?? 90;
   const stats = newRunStats(now());
+  const budgets = new BudgetChecker(options.budgets);
+  const stalls = new StallDetector(options.stallThreshold ?? 3);
+  // The runtime budget aborts whatever is running when it is spent, not only between steps.
+  const deadline = new AbortController();
+  let runtimeBreach: BudgetBreach | undefined;
+  const remaining = budgets.remainingMs(stats, now());
+  const timer = remaining === undefined ? undefined : setTimeout(() => {
+    runtimeBreach = budgets.runtime(stats, Math.max(now(), stats.startedAt + remaining)) ??
+      { limit_name: "runtime", observed: remaining / 1000, limit: remaining / 1000 };
+    deadline.abort();
+  }, remaining);
+  const signal = options.signal
+    ? AbortSignal.any([options.signal, deadline.signal])
+    : deadline.signal;
+  const context = makeContext(options, stats, signal, now);
+  const stopped = async (): Promise<RunOutcome> =>
+    runtimeBreach && !options.signal?.aborted
+      ? await budgetStop(runtimeBreach)
+      : { type: "interrupted", stats };
+  const budgetStop = async (breach: BudgetBreach): Promise<RunOutcome> => {
+    context.emit("budget_exceeded", breach);
+    const partialSummary = breach.limit_name === "iterations"
+      ? await requestPartialSummary(context, {
+        maxIterations,
+        timeoutMs: options.partialSummaryTimeoutMs,
+      })
+      : null;
+    if (options.signal?.aborted) return { type: "interrupted", stats };
+    return { type: "budget_exceeded", breach, partialSummary, stats };
+  };
+  let step: NextStep = { type: "call_model" };
+  try {
+    while (true) {
+      if (signal.aborted) return await stopped();
+      switch (step.type) {
+        case "call_model": {
+          const breach = stats.iterations >= maxIterations
+            ? {
+              limit_name: "iterations" as const,
+              observed: stats.iterations,
+              limit: maxIterations,
+            }
+            : budgets.runtime(stats, now()) ?? budgets.usage(stats);
+          step = breach ? { type: "budget_exceeded", breach } : await callModelStep(context);
+          break;
+        }
+        case "run_tools": {
+          const calls: ToolCall[] = step.message.tool_calls ?? [];
+          // Tokens spent by the turn that asked for these calls count before any of them runs.
+          const spent = budgets.runtime(stats, now()) ?? budgets.usage(stats);
+          const batch: { runnable: number; breach?: BudgetBreach } = spent
+            ? { runnable: 0, breach: spent }
+            : budgets.toolBatch(stats, calls.length);
+          await runToolsStep(context, step.message, {
+            runnable: batch.runnable,
+            refusal: batch.breach && notRun(batch.breach),
+          });
+          const stall = stalls.observe(calls.slice(0, batch.runnable));
+          if (stall && !batch.breach) await addStallHint(context, stall);
+          step = batch.breach
+            ? { type: "budget_exceeded", breach: batch.breach }
+            : { type: "call_model" };
+          break;
+        }
+        case "final_output":
+          return { type: "completed", text: step.text, stats };
+        case "budget_exceeded":
+          return await budgetStop(step.breach);
+        default: {
+          const unreachable: never = step;
+          throw new TypeError(`Unknown step: ${JSON.stringify(unreachable)}`);
+        }
+      }
+    }
+  } catch (error) {
+    if (signal.aborted || (error instanceof DOMException && error.name === "AbortError")) {
+      return await stopped();
+    }
+    return {
+      type: "failed",
+      error: error instanceof Error ? error : new OdekError("MODEL_ERROR", String(error)),
+      stats,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function makeContext(
+  options: RunAgentOptions,
+  stats: RunStats,
+  signal: AbortSignal,
+  now: () => number,
+): RunContext {
   const sink = options.onEvent ?? (() => {});
-  const context: RunContext = {
+  return {
     model: options.model,
     broker: options.broker,
     journal: options.journal,
@@ -102,6 +219,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     contextManager: new ContextManager(options.context),
     signal,
     now,
+    heartbeatMs: options.toolHeartbeatMs ?? 60_000,
     redact: options.redact ?? ((text) => text),
     emit(type, data, extra) {
       const event = makeRunEvent(type, data, {
@@ -117,38 +235,29 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
       }
     },
   };
-  let step: NextStep = { type: "call_model" };
-  try {
-    while (true) {
-      if (signal.aborted) return { type: "interrupted", stats };
-      switch (step.type) {
-        case "call_model":
-          step = stats.iterations >= maxIterations
-            ? { type: "budget_exhausted" }
-            : await callModelStep(context);
-          break;
-        case "run_tools":
-          await runToolsStep(context, step.message);
-          step = { type: "call_model" };
-          break;
-        case "final_output":
-          return { type: "completed", text: step.text, stats };
-        case "budget_exhausted":
-          return { type: "iteration_budget_exhausted", stats };
-        default: {
-          const unreachable: never = step;
-          throw new TypeError(`Unknown step: ${JSON.stringify(unreachable)}`);
-        }
-      }
-    }
-  } catch (error) {
-    if (signal.aborted || (error instanceof DOMException && error.name === "AbortError")) {
-      return { type: "interrupted", stats };
-    }
-    return {
-      type: "failed",
-      error: error instanceof Error ? error : new OdekError("MODEL_ERROR", String(error)),
-      stats,
-    };
-  }
+}
+
+/** The result of a call that a spent budget kept from running. */
+function notRun(breach: BudgetBreach): ToolResult {
+  return {
+    ok: false,
+    error: {
+      kind: "budget_exceeded",
+      message:
+        `Not run: the run's ${breach.limit_name} budget is spent (${breach.observed} of ${breach.limit}). The run stops here.`,
+    },
+  };
+}
+
+/** The corrective hint for a stall: a user message marked as odek's, journaled like any other. */
+async function addStallHint(context: RunContext, stall: Stall): Promise<void> {
+  const hint: ChatMessage = {
+    role: "user",
+    content: `[odek] You have called ${stall.name} with the same arguments ${stall.repeats} ` +
+      "times in a row. Repeating it will not give a different result. Change the arguments, " +
+      "use another tool or approach, or, if you are done or stuck, answer with what you have.",
+  };
+  await context.journal.append(hint);
+  context.messages.push(hint);
+  context.emit("stall_detected", { name: stall.name, repeats: stall.repeats });
 }

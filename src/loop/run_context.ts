@@ -46,6 +46,8 @@ export interface RunContext {
   readonly contextManager?: ContextManager;
   readonly signal: AbortSignal;
   readonly now: () => number;
+  /** Milliseconds between `tool_running` heartbeats of one long tool call. */
+  readonly heartbeatMs: number;
   /** Applied to everything emitted; `forms` (see `Redactor`) enables redaction across deltas. */
   readonly redact: ((text: string) => string) & { forms?: readonly string[] };
   /** Emit an event of the current iteration (isolates a throwing sink). */

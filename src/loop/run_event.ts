@@ -76,6 +76,27 @@ export interface RunEventData {
   /** The compaction side call failed; the groups were dropped without a new digest. */
   compaction_failed: { reason: string };
   iteration_completed: { input_tokens: number; output_tokens: number; tools_called: number };
+  /**
+   * A budget is spent; the run stops (exit code 4). Units: `runtime` in seconds, `cost_usd` in US
+   * dollars, the others in counts. Emitted before `run_failed`.
+   */
+  budget_exceeded: {
+    limit_name:
+      | "runtime"
+      | "tool_calls"
+      | "input_tokens"
+      | "output_tokens"
+      | "cost_usd"
+      | "iterations";
+    observed: number;
+    limit: number;
+  };
+  /** The same tool call (name and arguments) came `repeats` times in a row: a hint was added. */
+  stall_detected: { name: string; repeats: number };
+  /** A tool call is still running (a heartbeat, every 60 s by default). */
+  tool_running: { call_id: string; name: string; elapsed_ms: number };
+  /** The model's summary of an unfinished run, asked for when the iteration budget is spent. */
+  partial_summary: { text: string };
   run_completed: {
     duration_ms: number;
     input_tokens: number;

@@ -13,8 +13,20 @@ import { runCoreTool } from "./run_core_tool.ts";
 import type { RunContext } from "./run_context.ts";
 import { toolResultContent } from "./tool_result_content.ts";
 
+/** Options for {@linkcode runToolsStep}. */
+export interface RunToolsStepOptions {
+  /**
+   * Only the first `runnable` calls run; the others get `refusal` as their result, without
+   * running (a spent budget). @default every call runs
+   */
+  runnable?: number;
+  /** The result of a call beyond `runnable`. */
+  refusal?: ToolResult;
+}
+
 /**
- * Run every tool call of `message`. Tool failures are results, never thrown.
+ * Run every tool call of `message`. Tool failures are results, never thrown. While a call runs,
+ * a `tool_running` heartbeat is emitted every `context.heartbeatMs`.
  *
  * @returns when every result is journaled and in `context.messages`
  * @throws only when the journal cannot be written (the run must stop: nothing can be persisted)
@@ -24,11 +36,20 @@ import { toolResultContent } from "./tool_result_content.ts";
  * await runToolsStep(context, assistantMessage);
  * ```
  */
-export async function runToolsStep(context: RunContext, message: AssistantMessage): Promise<void> {
+export async function runToolsStep(
+  context: RunContext,
+  message: AssistantMessage,
+  options: RunToolsStepOptions = {},
+): Promise<void> {
   const calls = message.tool_calls ?? [];
   const results: (ToolMessage | undefined)[] = new Array(calls.length);
   const digests = await Promise.all(calls.map((call) => sha256Hex(call.function.arguments)));
-  const prepared = calls.map((call) => prepareToolCall(call, context.tools));
+  const runnable = options.runnable ?? calls.length;
+  const prepared: PreparedCall[] = calls.map((call, index) =>
+    index < runnable || !options.refusal
+      ? prepareToolCall(call, context.tools)
+      : { refusal: options.refusal }
+  );
   // One approval request per batch, before anything in it runs.
   const gated = context.gate ? await gateToolCalls(context, context.gate, prepared) : prepared;
   let journalChain: Promise<void> = Promise.resolve();
@@ -92,9 +113,20 @@ async function runOne(
     };
   } else {
     const tool = context.tools.find((t) => t.name === name);
-    result = tool?.category === "core"
-      ? await runCoreTool(context, prepared.invocation)
-      : await context.broker.run(prepared.invocation, context.signal);
+    const heartbeat = setInterval(() => {
+      context.emit("tool_running", {
+        call_id: call.id,
+        name,
+        elapsed_ms: Math.round(context.now() - started),
+      }, { tool: name });
+    }, context.heartbeatMs);
+    try {
+      result = tool?.category === "core"
+        ? await runCoreTool(context, prepared.invocation)
+        : await context.broker.run(prepared.invocation, context.signal);
+    } finally {
+      clearInterval(heartbeat);
+    }
   }
   context.plan.observe({
     callId: call.id,

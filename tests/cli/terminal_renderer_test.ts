@@ -64,3 +64,49 @@ Deno.test("TerminalRenderer shows context trims and failed compactions on stderr
   assert.ok(!out.stderr.includes(ESC));
   assert.equal(out.stdout, "");
 });
+
+Deno.test("TerminalRenderer shows a tool_running heartbeat as one line naming the running call", () => {
+  const { r, out } = renderer();
+  r.handle(makeRunEvent("tool_call_started", {
+    call_id: "c1",
+    name: "shell",
+    args: { command: "npm test" },
+    args_sha256: "",
+    args_bytes: 1,
+  }, scope));
+  r.handle(
+    makeRunEvent("tool_running", { call_id: "c1", name: "shell", elapsed_ms: 120_400 }, scope),
+  );
+  const lines = out.stderr.trimEnd().split("\n");
+  assert.equal(lines.at(-1), "⏳ shell npm test still running (2 min 0 s)");
+  r.close();
+});
+
+Deno.test("TerminalRenderer names a spent budget and marks a partial summary as partial", () => {
+  const { r, out } = renderer();
+  r.handle(makeRunEvent("budget_exceeded", {
+    limit_name: "iterations",
+    observed: 90,
+    limit: 90,
+  }, scope));
+  r.handle(makeRunEvent("partial_summary", { text: `half done${ESC}[2J` }, scope));
+  r.handle(makeRunEvent("stall_detected", { name: "glob", repeats: 3 }, scope));
+  r.handle(makeRunEvent("budget_exceeded", {
+    limit_name: "runtime",
+    observed: 3.02,
+    limit: 3,
+  }, scope));
+  r.handle(makeRunEvent("budget_exceeded", {
+    limit_name: "cost_usd",
+    observed: 0.0011,
+    limit: 0.001,
+  }, scope));
+  assert.match(out.stderr, /runtime budget spent: 3\.02 s of 3 s\n/);
+  assert.match(out.stderr, /cost_usd budget spent: \$0\.0011 of \$0\.001\n/);
+  assert.match(
+    out.stderr,
+    /iterations budget spent: 90 of 90 \(asking the model for a partial summary…\)/,
+  );
+  assert.match(out.stderr, /glob was called 3 times in a row with the same arguments/);
+  assert.equal(out.stdout, "\n[Iteration budget reached — partial summary]\nhalf done[2J\n");
+});

@@ -72,9 +72,12 @@ Deno.test("odek run stops at --max-iterations with exit code 4 and continue resu
   await using fx = await odekFixture();
   const glob = { name: "glob", arguments: { pattern: "*" } };
   await using server = await startFakeOpenAIServer({
-    turns: [{ toolCalls: [{ id: "g1", ...glob }] }, { toolCalls: [{ id: "g2", ...glob }] }, {
-      text: "finished",
-    }],
+    turns: [
+      { toolCalls: [{ id: "g1", ...glob }] },
+      { toolCalls: [{ id: "g2", ...glob }] },
+      { text: "Globbed twice, not finished." }, // the partial summary
+      { text: "finished" },
+    ],
   });
   const first = await fx.run([
     "run",
@@ -91,6 +94,7 @@ Deno.test("odek run stops at --max-iterations with exit code 4 and continue resu
     first.stderr,
     /Stopped after 2 model turns \(--max-iterations 2\)[\s\S]*odek continue budget/,
   );
+  assert.match(first.stdout, /partial summary\]\nGlobbed twice, not finished\./);
   const second = await fx.run(["continue", "budget", "--base-url", server.url]);
   assert.equal(second.code, 0, second.stderr);
   assert.match(second.stdout, /finished/);

@@ -44,7 +44,10 @@ sandboxTest(
           toolCalls: [{
             id: "sh",
             name: "shell",
-            arguments: { command: "sleep 0.3; test -s beat" },
+            arguments: {
+              command:
+                "for i in $(seq 300); do test -s beat && break; sleep 0.1; done; test -s beat",
+            },
           }],
         },
         { toolCalls: [{ id: "out", name: "bg_output", arguments: { id: "bg1" } }] },

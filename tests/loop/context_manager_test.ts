@@ -225,7 +225,8 @@ Deno.test("a context-length refusal gets a survival trim (head + newest group) a
   const inner = new ScriptedModel(() => {
     step++;
     return step > 12 ? { text: "survived" } : {
-      toolCalls: [{ id: `s${step}`, name: "shell", arguments: { command: "x" } }],
+      // Distinct commands: three identical calls in a row would add a stall hint.
+      toolCalls: [{ id: `s${step}`, name: "shell", arguments: { command: `x${step}` } }],
     };
   });
   // The configured window is far larger than what the "provider" accepts: only survival helps.

@@ -157,12 +157,21 @@ Deno.test("runAgent() gives calls without an id the deterministic id it<iteratio
 });
 
 Deno.test("runAgent() stops at the iteration budget", async () => {
-  const loop: ScriptedTurn = { toolCalls: [{ name: "glob", arguments: { pattern: "*" } }] };
-  const h = harness([loop, loop, loop, loop], () => ok("x"), { maxIterations: 3 });
+  const loop = (pattern: string): ScriptedTurn => ({
+    toolCalls: [{ name: "glob", arguments: { pattern } }],
+  });
+  const h = harness([loop("a"), loop("b"), loop("c"), loop("d")], () => ok("x"), {
+    maxIterations: 3,
+  });
   const outcome = await h.run();
-  assert.equal(outcome.type, "iteration_budget_exhausted");
+  assert.equal(outcome.type, "budget_exceeded");
   assert.equal(outcome.stats.iterations, 3);
-  assert.equal(h.model.requests.length, 3);
+  // Three turns, then the tool-less request for a partial summary (answered here with a tool
+  // call, which is not accepted as a summary: nothing is journaled for it).
+  assert.equal(h.model.requests.length, 4);
+  assert.deepEqual(h.model.requests[3].tools, []);
+  assert.equal(outcome.type === "budget_exceeded" && outcome.partialSummary, null);
+  assert.equal(h.journal.at(-1)?.role, "tool");
   assert.equal(outcome.stats.toolCalls, 3);
 });
 
