@@ -6,6 +6,7 @@
  * @module
  */
 import type { RunEvent } from "../loop/run_event.ts";
+import { terminalSafe } from "./terminal_safe.ts";
 
 /** Where and how to render. */
 export interface TerminalRendererOptions {
@@ -79,6 +80,15 @@ export class TerminalRenderer {
           }`,
         );
         break;
+      case "content_flagged":
+        this.#line(
+          `${this.#paint("33", "!")} output of ${
+            terminalSafe(event.tool ?? "a tool", true)
+          } held hidden or terminal-control content (${
+            event.data.kinds.join(", ")
+          }); it was removed and the model was told`,
+        );
+        break;
       case "session_repaired":
         this.#line(
           `${
@@ -132,17 +142,6 @@ export class TerminalRenderer {
   #paint(code: string, text: string): string {
     return this.#options.color ? `\x1b[${code}m${text}\x1b[0m` : text;
   }
-}
-
-/**
- * Text from the model or a tool, made safe to print: control characters (ESC, CR, C1) are
- * dropped so nothing can move the cursor, rewrite a line, set the title or the clipboard; newline
- * and tab stay, unless `oneLine`.
- */
-function terminalSafe(text: string, oneLine = false): string {
-  // deno-lint-ignore no-control-regex
-  const safe = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
-  return oneLine ? safe.replace(/[\n\t]+/g, " ") : safe;
 }
 
 function describeArgs(args: unknown): string {

@@ -39,6 +39,14 @@ export const ConfigLayerSchema = z.strictObject({
     /** Default shell timeout, in seconds (a call may ask for less or more, up to 1800). */
     shellSeconds: z.int().min(1).max(1800).optional(),
   }).optional(),
+  toolOutput: z.strictObject({
+    /** A tool result up to this many bytes reaches the model whole; a longer one is cut. */
+    maxBytes: z.int().min(1024).max(16 * 1024 * 1024).optional(),
+    /** Bytes kept from the start of a longer result. */
+    headBytes: z.int().min(0).max(16 * 1024 * 1024).optional(),
+    /** Bytes kept from its end. */
+    tailBytes: z.int().min(0).max(16 * 1024 * 1024).optional(),
+  }).optional(),
   budgets: z.strictObject({
     /** Model turns per run before the run stops with exit code 4. */
     maxIterations: z.int().min(1).max(10_000).optional(),
@@ -59,9 +67,14 @@ export interface OdekConfig {
   trustedClasses: string[];
   timeouts: { requestSeconds: number; shellSeconds: number };
   budgets: { maxIterations: number; maxToolParallel: number };
+  /** The cap on each tool result the model reads; `headBytes + tailBytes <= maxBytes`. */
+  toolOutput: { maxBytes: number; headBytes: number; tailBytes: number };
 }
 
-/** Defaults of every key (odek-go §2.2 where it has one: 90 iterations, 4 parallel tools). */
+/**
+ * Defaults of every key (odek-go §2.2 where it has one: 90 iterations, 4 parallel tools; tool
+ * output 16 KiB = 12 KiB head + 4 KiB tail, issue 6).
+ */
 export const DEFAULT_CONFIG: OdekConfig = {
   model: "gpt-4.1-mini",
   baseUrl: "https://api.openai.com/v1",
@@ -71,4 +84,5 @@ export const DEFAULT_CONFIG: OdekConfig = {
   trustedClasses: [],
   timeouts: { requestSeconds: 600, shellSeconds: 1800 },
   budgets: { maxIterations: 90, maxToolParallel: 4 },
+  toolOutput: { maxBytes: 16_384, headBytes: 12_288, tailBytes: 4_096 },
 };

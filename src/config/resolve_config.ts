@@ -28,6 +28,9 @@ const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_SHELL_TIMEOUT_SECONDS", "timeouts.shellSeconds"],
   ["ODEK_MAX_ITERATIONS", "budgets.maxIterations"],
   ["ODEK_MAX_TOOL_PARALLEL", "budgets.maxToolParallel"],
+  ["ODEK_TOOL_OUTPUT_MAX_BYTES", "toolOutput.maxBytes"],
+  ["ODEK_TOOL_OUTPUT_HEAD_BYTES", "toolOutput.headBytes"],
+  ["ODEK_TOOL_OUTPUT_TAIL_BYTES", "toolOutput.tailBytes"],
 ];
 const NUMERIC = new Set([
   "contextWindow",
@@ -35,6 +38,9 @@ const NUMERIC = new Set([
   "timeouts.shellSeconds",
   "budgets.maxIterations",
   "budgets.maxToolParallel",
+  "toolOutput.maxBytes",
+  "toolOutput.headBytes",
+  "toolOutput.tailBytes",
 ]);
 
 /** Inputs of {@linkcode resolveConfig}. */
@@ -70,7 +76,15 @@ export async function resolveConfig(options: ResolveConfigOptions): Promise<Odek
     (acc, layer) => deepMerge(acc, layer as Record<string, unknown>),
     structuredClone(DEFAULT_CONFIG) as unknown as Record<string, unknown>,
   );
-  return merged as unknown as OdekConfig;
+  const config = merged as unknown as OdekConfig;
+  const { maxBytes, headBytes, tailBytes } = config.toolOutput;
+  if (headBytes + tailBytes > maxBytes) {
+    throw new OdekError(
+      "CONFIG_INVALID",
+      `toolOutput.headBytes (${headBytes}) + toolOutput.tailBytes (${tailBytes}) exceed toolOutput.maxBytes (${maxBytes}): a cut result would be longer than the cap. Lower headBytes or tailBytes, or raise maxBytes.`,
+    );
+  }
+  return config;
 }
 
 async function readConfigFile(file: string): Promise<ConfigLayer> {

@@ -4,7 +4,9 @@
  *
  * @module
  */
+import { type CapLimits, DEFAULT_CAP_LIMITS } from "../_util/cap_output.ts";
 import type { ChatMessage } from "../_util/chat_message.ts";
+import { redactStrings } from "../_util/redact_strings.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { BuiltinTool } from "../broker/builtin_tools.ts";
 import type { ToolBroker } from "../broker/tool_broker.ts";
@@ -31,6 +33,11 @@ export interface RunAgentOptions {
   maxIterations?: number;
   /** Tool calls of one reply that run at once. @default 4 */
   maxToolParallel?: number;
+  /**
+   * The cap on each tool result the model reads (and the journal keeps).
+   * @default DEFAULT_CAP_LIMITS: 16384 bytes, of which 12288 head and 4096 tail
+   */
+  toolOutput?: CapLimits;
   /** Classifies each call and asks the approver about those that ask. @default none: every call runs */
   gate?: ToolGate;
   /** 128-bit hex id of this run. */
@@ -46,7 +53,7 @@ export interface RunAgentOptions {
    * Applied to everything the loop writes or emits. With `forms` (a `Redactor` from
    * `redactKnownValues`), streamed text is redacted across delta boundaries too. @default identity
    */
-  redact?: ((text: string) => string) & { forms?: readonly string[] };
+  redact?: ((text: string) => string) & { forms?: readonly string[]; patterns?: boolean };
 }
 
 /** How a run ended. The transcript is persisted in every case. */
@@ -77,6 +84,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
   const maxIterations = options.maxIterations ?? 90;
   const stats = newRunStats(now());
   const sink = options.onEvent ?? (() => {});
+  const redact = options.redact ?? ((text: string) => text);
   const context: RunContext = {
     model: options.model,
     broker: options.broker,
@@ -86,12 +94,14 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     messages: [...options.messages],
     stats,
     maxToolParallel: options.maxToolParallel ?? 4,
+    toolOutput: options.toolOutput ?? DEFAULT_CAP_LIMITS,
     ...(options.gate ? { gate: options.gate } : {}),
     signal,
     now,
-    redact: options.redact ?? ((text) => text),
+    redact,
     emit(type, data, extra) {
-      const event = makeRunEvent(type, data, {
+      // Every sink (terminal, --json, an events file) gets redacted data, whatever the step did.
+      const event = makeRunEvent(type, redactStrings(data, redact), {
         runId: options.runId,
         sessionId: options.sessionId,
         iteration: stats.iterations,

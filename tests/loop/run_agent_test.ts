@@ -9,6 +9,7 @@ import type { RunEvent } from "../../src/loop/run_event.ts";
 import { FakeBroker, type FakeToolHandler } from "../../src/testing/fake_broker.ts";
 import type { ScriptedTurn } from "../../src/testing/fake_openai_server.ts";
 import { ScriptedModel } from "../../src/testing/scripted_model.ts";
+import { untrustedBody } from "../../src/testing/untrusted_body.ts";
 
 const START: ChatMessage[] = [{ role: "system", content: "sys" }, {
   role: "user",
@@ -81,7 +82,12 @@ Deno.test("runAgent() runs parallel calls and appends results in call order with
     "r3",
     "s1",
   ]);
-  assert.deepEqual(toolMessages.map((m) => m.content), ["out:r1", "out:r2", "out:r3", "out:s1"]);
+  assert.deepEqual(toolMessages.map((m) => untrustedBody(m.content as string)), [
+    "out:r1",
+    "out:r2",
+    "out:r3",
+    "out:s1",
+  ]);
   assert.equal(h.broker.maxConcurrent, 4);
   // The journal has the assistant message before any result, and results as they completed.
   assert.equal(h.journal[0].role, "assistant");
@@ -124,7 +130,7 @@ Deno.test("runAgent() turns invalid JSON, unknown tools and bad arguments into r
   const results = Object.fromEntries(
     h.model.requests[1].messages.filter((m) => m.role === "tool").map((
       m,
-    ) => [m.role === "tool" && m.tool_call_id, m.content]),
+    ) => [m.role === "tool" && m.tool_call_id, untrustedBody(m.content as string)]),
   );
   assert.match(results["bad-json"], /^error \(invalid_arguments\): .*not valid JSON/);
   assert.match(
@@ -182,7 +188,7 @@ Deno.test("runAgent() returns interrupted and journals interrupted results when 
   assert.equal(h.model.requests.length, 1);
   const last = h.journal.at(-1)!;
   assert.equal(last.role, "tool");
-  assert.match(last.content, /^error \(interrupted\): killed/);
+  assert.match(untrustedBody(last.content), /^error \(interrupted\): killed/);
 });
 
 Deno.test("runAgent() fails with the model's error and keeps what was journaled", async () => {
@@ -303,7 +309,7 @@ Deno.test("runAgent() gates a batch: deny is refused, allow runs, every ask goes
   const results = Object.fromEntries(
     h.model.requests[1].messages.filter((m) => m.role === "tool").map((
       m,
-    ) => [m.role === "tool" && m.tool_call_id, m.content]),
+    ) => [m.role === "tool" && m.tool_call_id, untrustedBody(m.content as string)]),
   );
   assert.equal(results.ls, "ran ls as read");
   assert.equal(results.curl, "ran curl as network");

@@ -1,0 +1,139 @@
+/**
+ * The secret formats the pattern layer of redaction recognises, most specific first. Each entry
+ * is a global regex and a replacer; replacements never remove a quote or a backslash, so text
+ * that is itself JSON (tool-call arguments) stays valid JSON after redaction.
+ *
+ * @module
+ */
+import { isSecretName } from "./is_secret_name.ts";
+
+/** The text that replaces a secret. */
+export const REDACTED = "[REDACTED]";
+
+/** One recognised format. */
+export interface SecretPattern {
+  /** Short name, used in tests and docs. */
+  name: string;
+  /** A global regex. */
+  regex: RegExp;
+  /**
+   * Builds the replacement from the match and its groups, or returns `undefined` to keep the
+   * match and look for another one starting one character later (a non-secret assignment must not
+   * hide a secret one nested in its value).
+   */
+  replace: (match: string, ...groups: string[]) => string | undefined;
+}
+
+const whole = () => REDACTED;
+
+/** Values that are never secrets, whatever the name says. */
+const PLAIN_VALUES = /^(?:true|false|null|none|nil|yes|no|on|off|undefined|\[REDACTED\])$/i;
+/** A reference to another variable (`$DB_PASSWORD`, `${TOKEN}`), kept so the model can follow it. */
+const REFERENCE = /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/;
+
+/** `"…"`, `'…'`, `\"…\"` (inside JSON text), or a bare value up to whitespace, quote or `\`. */
+const VALUE = String
+  .raw`("(?:\\.|[^"\\\r\n])*"|'(?:\\.|[^'\\\r\n])*'|\\"(?:(?!\\")[^\r\n])*\\"|[^\s"\\]+)`;
+/** `=`, `:`, `:=`, `?=`, `+=`, `=>`, with blanks around. */
+const SEPARATOR = String.raw`([ \t]*(?::=|\?=|\+=|=>|[=:])[ \t]*)`;
+/** The start of a line: the text start, a line break, or an escaped `\n`/`\r` inside JSON text. */
+const LINE_START = String.raw`(^|[\r\n]|\\[nr])`;
+
+/** Replace the value of a secret-named assignment, keeping its quotes. */
+function redactValue(value: string): string {
+  const quote = value.startsWith('\\"') ? '\\"' : /^["']/.test(value) ? value[0] : "";
+  const inner = quote === "" ? value : value.slice(quote.length, value.length - quote.length);
+  if (inner === "" || PLAIN_VALUES.test(inner) || REFERENCE.test(inner)) return value;
+  return `${quote}${REDACTED}${quote}`;
+}
+
+/** The formats, in the order they are applied. */
+export const SECRET_PATTERNS: readonly SecretPattern[] = [
+  {
+    // PEM private keys (RSA, EC, DSA, OPENSSH, ENCRYPTED, PKCS#8, PGP); an unterminated block is
+    // redacted to the end of the text. Public keys and certificates are not secrets.
+    name: "pem_private_key",
+    regex: /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|$)/g,
+    replace: (_m, label) => `-----BEGIN ${label}----- ${REDACTED} -----END ${label}-----`,
+  },
+  {
+    // scheme://user:password@host: the password goes, the rest stays readable.
+    name: "url_password",
+    regex: /\b([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:@\/?#"'\\]+:)([^\s@\/?#"'\\]+)@/g,
+    replace: (m, prefix, password) => password === REDACTED ? m : `${prefix}${REDACTED}@`,
+  },
+  {
+    // OpenAI (sk-, sk-proj-, sk-svcacct-) and Anthropic (sk-ant-api03-…): 20+ characters after
+    // `sk-`, at least one digit (so `sk-learn-preprocessing-pipeline` is not a key).
+    name: "openai_anthropic",
+    regex: /(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}/g,
+    replace: whole,
+  },
+  {
+    name: "github",
+    regex: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/g,
+    replace: whole,
+  },
+  { name: "gitlab", regex: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}/g, replace: whole },
+  {
+    name: "aws_access_key_id",
+    regex: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
+    replace: whole,
+  },
+  {
+    name: "slack",
+    regex: /(?<![A-Za-z0-9])xox[abprs]-(?=[A-Za-z0-9-]*[0-9])[A-Za-z0-9-]{10,}/g,
+    replace: whole,
+  },
+  {
+    name: "stripe",
+    regex: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g,
+    replace: whole,
+  },
+  { name: "google_api_key", regex: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/g, replace: whole },
+  { name: "npm", regex: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/g, replace: whole },
+  {
+    name: "huggingface",
+    regex: /(?<![A-Za-z0-9_])hf_(?=[A-Za-z]*[0-9])[A-Za-z0-9]{30,}/g,
+    replace: whole,
+  },
+  {
+    // JSON Web Tokens: base64url header and payload that both start with `{"` (`eyJ`).
+    name: "jwt",
+    regex: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+    replace: whole,
+  },
+  {
+    // Authorization headers, whatever the scheme.
+    name: "authorization_header",
+    regex:
+      /\b((?:Proxy-)?Authorization[ \t]*[:=][ \t]*(?:(?:Bearer|Basic|Token|Digest)[ \t]+)?)([^\s"\\]+)/gi,
+    replace: (m, prefix, value) => value === REDACTED ? m : `${prefix}${REDACTED}`,
+  },
+  {
+    name: "bearer_token",
+    regex: /\b(Bearer[ \t]+)([A-Za-z0-9._~+\/-]{20,}=*)/g,
+    replace: (_m, prefix) => `${prefix}${REDACTED}`,
+  },
+  {
+    // NAME=value, NAME: value, export NAME=value, `- name: value`, at the start of a line.
+    name: "assignment",
+    regex: new RegExp(
+      `${LINE_START}([ \\t]*(?:-[ \\t]+)?(?:export[ \\t]+|set[ \\t]+)?)([A-Za-z_][A-Za-z0-9_.-]*)${SEPARATOR}${VALUE}`,
+      "g",
+    ),
+    replace: (_m, start, lead, name, separator, value) =>
+      isSecretName(name) ? `${start}${lead}${name}${separator}${redactValue(value)}` : undefined,
+  },
+  {
+    // "name": "value" / 'name': 'value' anywhere (JSON, Python, YAML flow), quoted values only.
+    name: "quoted_key",
+    regex: new RegExp(
+      String
+        .raw`(\\?["'])([A-Za-z_][A-Za-z0-9_.-]*)\1${SEPARATOR}(\\"(?:(?!\\")[^\r\n])*\\"|"(?:\\.|[^"\\\r\n])*"|'(?:\\.|[^'\\\r\n])*')`,
+      "g",
+    ),
+    replace: (_m, quote, name, separator, value) =>
+      isSecretName(name) ? `${quote}${name}${quote}${separator}${redactValue(value)}` : undefined,
+  },
+];
