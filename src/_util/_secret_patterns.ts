@@ -22,6 +22,11 @@ export interface SecretPattern {
    * hide a secret one nested in its value).
    */
   replace: (match: string, ...groups: string[]) => string | undefined;
+  /**
+   * The secret value in a match it replaced (without quotes), so a redactor can learn it and
+   * catch it elsewhere; `undefined` when there is nothing to learn. @default the whole match
+   */
+  secretOf?: (match: string, ...groups: string[]) => string | undefined;
 }
 
 const whole = () => REDACTED;
@@ -36,15 +41,36 @@ const VALUE = String
   .raw`("(?:\\.|[^"\\\r\n])*"|'(?:\\.|[^'\\\r\n])*'|\\"(?:(?!\\")[^\r\n])*\\"|[^\s"\\]+)`;
 /** `=`, `:`, `:=`, `?=`, `+=`, `=>`, with blanks around. */
 const SEPARATOR = String.raw`([ \t]*(?::=|\?=|\+=|=>|[=:])[ \t]*)`;
-/** The start of a line: the text start, a line break, or an escaped `\n`/`\r` inside JSON text. */
-const LINE_START = String.raw`(^|[\r\n]|\\[nr])`;
+/**
+ * The start of a line: the text start, a line break, an escaped `\n`/`\r` inside JSON text, or
+ * the opening quote of a string (`{"content":"TOKEN=…"}`).
+ */
+const LINE_START = String.raw`(^|[\r\n]|\\[nr]|["'])`;
+
+/** A quoted or bare value split into its quote and its inner text. */
+function unquote(value: string): { quote: string; inner: string } {
+  const quote = value.startsWith('\\"') ? '\\"' : /^["']/.test(value) ? value[0] : "";
+  return {
+    quote,
+    inner: quote === "" ? value : value.slice(quote.length, value.length - quote.length),
+  };
+}
+
+/** Whether an assigned value is worth hiding (not empty, not `true`, not a `$VAR` reference). */
+function isSecretValue(inner: string): boolean {
+  return inner !== "" && !PLAIN_VALUES.test(inner) && !REFERENCE.test(inner);
+}
 
 /** Replace the value of a secret-named assignment, keeping its quotes. */
 function redactValue(value: string): string {
-  const quote = value.startsWith('\\"') ? '\\"' : /^["']/.test(value) ? value[0] : "";
-  const inner = quote === "" ? value : value.slice(quote.length, value.length - quote.length);
-  if (inner === "" || PLAIN_VALUES.test(inner) || REFERENCE.test(inner)) return value;
-  return `${quote}${REDACTED}${quote}`;
+  const { quote, inner } = unquote(value);
+  return isSecretValue(inner) ? `${quote}${REDACTED}${quote}` : value;
+}
+
+/** The inner value of a secret-named assignment, when it is redacted. */
+function assignedSecret(name: string, value: string): string | undefined {
+  const { inner } = unquote(value);
+  return isSecretName(name) && isSecretValue(inner) ? inner : undefined;
 }
 
 /** The formats, in the order they are applied. */
@@ -55,12 +81,14 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     name: "pem_private_key",
     regex: /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|$)/g,
     replace: (_m, label) => `-----BEGIN ${label}----- ${REDACTED} -----END ${label}-----`,
+    secretOf: () => undefined,
   },
   {
     // scheme://user:password@host: the password goes, the rest stays readable.
     name: "url_password",
     regex: /\b([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:@\/?#"'\\]+:)([^\s@\/?#"'\\]+)@/g,
     replace: (m, prefix, password) => password === REDACTED ? m : `${prefix}${REDACTED}@`,
+    secretOf: (_m, _prefix, password) => password,
   },
   {
     // OpenAI (sk-, sk-proj-, sk-svcacct-) and Anthropic (sk-ant-api03-…): 20+ characters after
@@ -109,11 +137,13 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     regex:
       /\b((?:Proxy-)?Authorization[ \t]*[:=][ \t]*(?:(?:Bearer|Basic|Token|Digest)[ \t]+)?)([^\s"\\]+)/gi,
     replace: (m, prefix, value) => value === REDACTED ? m : `${prefix}${REDACTED}`,
+    secretOf: (_m, _prefix, value) => value,
   },
   {
     name: "bearer_token",
     regex: /\b(Bearer[ \t]+)([A-Za-z0-9._~+\/-]{20,}=*)/g,
     replace: (_m, prefix) => `${prefix}${REDACTED}`,
+    secretOf: (_m, _prefix, token) => token,
   },
   {
     // NAME=value, NAME: value, export NAME=value, `- name: value`, at the start of a line.
@@ -124,6 +154,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     ),
     replace: (_m, start, lead, name, separator, value) =>
       isSecretName(name) ? `${start}${lead}${name}${separator}${redactValue(value)}` : undefined,
+    secretOf: (_m, _start, _lead, name, _separator, value) => assignedSecret(name, value),
   },
   {
     // "name": "value" / 'name': 'value' anywhere (JSON, Python, YAML flow), quoted values only.
@@ -135,5 +166,6 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     ),
     replace: (_m, quote, name, separator, value) =>
       isSecretName(name) ? `${quote}${name}${quote}${separator}${redactValue(value)}` : undefined,
+    secretOf: (_m, _quote, name, _separator, value) => assignedSecret(name, value),
   },
 ];

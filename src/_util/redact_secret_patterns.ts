@@ -40,14 +40,27 @@ import { SECRET_PATTERNS, type SecretPattern } from "./_secret_patterns.ts";
  * if (out !== 'PORT=8080\nDB_PASSWORD=[REDACTED]\nexport GITHUB_TOKEN="[REDACTED]"\n') throw new Error(out);
  * ```
  */
-export function redactSecretPatterns(text: string): string {
+export function redactSecretPatterns(
+  text: string,
+  options: RedactSecretPatternsOptions = {},
+): string {
   let out = text;
-  for (const pattern of SECRET_PATTERNS) out = applyPattern(out, pattern);
+  for (const pattern of SECRET_PATTERNS) out = applyPattern(out, pattern, options.onSecret);
   return out;
 }
 
+/** Options for {@linkcode redactSecretPatterns}. */
+export interface RedactSecretPatternsOptions {
+  /** Called with each secret value replaced (quotes removed; PEM blocks are not reported). */
+  onSecret?: (value: string) => void;
+}
+
 /** Replace every match of one pattern, rescanning after a match its replacer keeps. */
-function applyPattern(text: string, pattern: SecretPattern): string {
+function applyPattern(
+  text: string,
+  pattern: SecretPattern,
+  onSecret: ((value: string) => void) | undefined,
+): string {
   const regex = new RegExp(pattern.regex.source, pattern.regex.flags);
   let out = "";
   let copied = 0;
@@ -56,6 +69,10 @@ function applyPattern(text: string, pattern: SecretPattern): string {
     if (replacement === undefined) {
       regex.lastIndex = match.index + 1;
       continue;
+    }
+    if (onSecret && replacement !== match[0]) {
+      const secret = pattern.secretOf ? pattern.secretOf(match[0], ...match.slice(1)) : match[0];
+      if (secret !== undefined) onSecret(secret);
     }
     out += text.slice(copied, match.index) + replacement;
     copied = match.index + match[0].length;
