@@ -155,11 +155,6 @@ function describeArgs(args: unknown): string {
   return oneLine.length > 160 ? `${oneLine.slice(0, 159)}…` : oneLine;
 }
 
-function firstLine(text: string): string {
-  const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
-  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
-}
-
 function seconds(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }

@@ -384,7 +384,10 @@ Deno.test("runAgent() caps, neutralises and redacts tool results before the mode
   assert.ok(new TextEncoder().encode(sent).length < 16_384 + 1024, `${sent.length} chars`);
   assert.match(untrustedBody(sent), /^API_TOKEN=\[REDACTED\]\n/);
   assert.match(sent, /\[odek: \d+ bytes \(\d+ lines\) omitted/);
-  assert.doesNotMatch(sent, /\u001b|\u{E0041}/u);
+  assert.ok(
+    !sent.includes("\u001b") && !sent.includes("\u{E0041}"),
+    "raw escapes reached the model",
+  );
   const flagged = h.events.find((e) => e.type === "content_flagged");
   assert.deepEqual(flagged?.data, { call_id: "big", kinds: ["ansi_csi", "unicode_tag"] });
   // Every event is redacted, including the model's own repetition of a value it read.
