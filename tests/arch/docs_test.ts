@@ -107,5 +107,6 @@ function sample(key: string): string {
   if (key === "sandbox") return "none";
   if (key === "trustLevel") return "untrusted";
   if (key === "model") return "m-1";
+  if (key === "toolOutput.maxBytes") return "65536";
   return key === "contextWindow" ? "4096" : "7";
 }
