@@ -40,14 +40,20 @@ export function createRedactor(secrets: readonly string[]): Redactor {
   const known = new Set(secrets);
   let learned = 0;
   let layer = redactKnownValues([...known]);
+  let grew = false;
   const learn = (value: string) => {
     if (learned >= MAX_LEARNED || known.has(value) || value === REDACTED) return;
     if (value.length < 8 || !/[A-Za-z]/.test(value) || !/[0-9]/.test(value)) return;
     known.add(value);
     learned += 1;
-    layer = redactKnownValues([...known]);
+    grew = true;
   };
-  const redact = (text: string) => redactSecretPatterns(layer(text), { onSecret: learn });
+  const redact = (text: string) => {
+    const out = redactSecretPatterns(layer(text), { onSecret: learn });
+    // One rebuild per call, however many values it taught.
+    if (grew) [layer, grew] = [redactKnownValues([...known]), false];
+    return out;
+  };
   return Object.defineProperties(redact, {
     forms: { get: () => layer.forms, enumerable: true },
     patterns: { value: true, enumerable: true },
