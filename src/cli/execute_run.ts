@@ -21,6 +21,7 @@ import type { OpenSession } from "../session/session_store.ts";
 import type { CliIO } from "./cli_io.ts";
 import { EXIT, exitCodeFor } from "./exit_code.ts";
 import { TerminalRenderer } from "./terminal_renderer.ts";
+import { terminalSafeJson } from "./terminal_safe_json.ts";
 
 /** Inputs of {@linkcode executeRun}. */
 export interface ExecuteRunOptions {
@@ -68,7 +69,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   const emit = (raw: RunEvent) => {
     // The loop's events are redacted already; this covers the ones made here (run_started, …).
     const event = { ...raw, data: redactStrings(raw.data, options.redact) } as RunEvent;
-    if (options.json) io.stdout.write(`${JSON.stringify(event)}\n`);
+    if (options.json) io.stdout.write(`${terminalSafeJson(event)}\n`);
     else renderer!.handle(event);
   };
   const scope = { runId, sessionId: session.meta.id };

@@ -86,6 +86,8 @@ sandboxTest(
     await using server2 = await startFakeOpenAIServer({ turns: turns() });
     const json = await fx.run(["run", "--base-url", server2.url, "--json", "again"]);
     assert.equal(json.code, 0, json.stderr);
+    // The model's own bidi override and tag-free escapes are \u-escaped in the JSON text.
+    assert.doesNotMatch(json.stdout, UNSAFE);
     const flagged = json.stdout.trim().split("\n").map((line) => JSON.parse(line)).filter((e) =>
       e.type === "content_flagged"
     );
