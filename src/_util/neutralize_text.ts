@@ -30,24 +30,24 @@ export interface NeutralizedText {
 const SEQUENCES = new RegExp(
   [
     // OSC (incl. OSC 8 hyperlinks): ESC ] or 8-bit OSC, up to BEL, ST, or the end of the line.
-    String.raw`(?<osc>(?:\x1b\]|\x9d)(?<payload>[^\x07\x1b\x9c\n]*)(?:\x07|\x1b\\|\x9c)?)`,
+    String.raw`(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?`,
     // DCS, SOS, PM, APC strings up to ST or the end of the line.
-    String.raw`(?<str>(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]*(?:\x1b\\|\x9c)?)`,
+    String.raw`(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]*(?:\x1b\\|\x9c)?`,
     // CSI (cursor moves, clear screen, colours): ESC [ or 8-bit CSI, params, final byte.
-    String.raw`(?<csi>(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?)`,
+    String.raw`(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?`,
     // Any other escape: ESC, intermediates, final byte (or a lone ESC).
-    String.raw`(?<esc>\x1b[\x20-\x2f]*[\x30-\x7e]?)`,
-    String.raw`(?<c1>[\x80-\x9f])`,
+    String.raw`\x1b[\x20-\x2f]*[\x30-\x7e]?`,
+    String.raw`[\x80-\x9f]`,
     // C0 controls except tab, line feed and carriage return; DEL.
-    String.raw`(?<c0>[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f])`,
-    String.raw`(?<bidi>[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c])`,
-    String.raw`(?<tag>[\u{e0000}-\u{e007f}])`,
+    String.raw`[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]`,
+    String.raw`[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]`,
+    String.raw`[\u{e0000}-\u{e007f}]`,
     // Supplementary variation selectors, and runs of the basic ones (one FE0F is ordinary emoji).
-    String.raw`(?<vs>[\u{e0100}-\u{e01ef}]|[\ufe00-\ufe0f]{2,})`,
+    String.raw`[\u{e0100}-\u{e01ef}]|[\ufe00-\ufe0f]{2,}`,
     // Zero-width characters: always the ones that have no visible use, and runs of two or more
     // including ZWJ/ZWNJ (a single ZWJ joins emoji, a single ZWNJ shapes Persian and Indic text).
     String
-      .raw`(?<zw>[\u200b-\u200d\u2060-\u2064\ufeff\u180e]{2,}|[\u200b\u2060-\u2064\ufeff\u180e])`,
+      .raw`[\u200b-\u200d\u2060-\u2064\ufeff\u180e]{2,}|[\u200b\u2060-\u2064\ufeff\u180e]`,
   ].join("|"),
   "gu",
 );
@@ -84,24 +84,39 @@ const SEQUENCES = new RegExp(
  */
 export function neutralizeText(text: string): NeutralizedText {
   const removed: Partial<Record<NeutralizedKind, number>> = {};
-  const count = (kind: NeutralizedKind) => (removed[kind] = (removed[kind] ?? 0) + 1);
-  const out = text.replace(SEQUENCES, (match: string, ...rest: unknown[]) => {
-    const offset = rest[rest.length - 3] as number;
-    const groups = rest[rest.length - 1] as Record<string, string | undefined>;
-    if (groups.osc !== undefined) {
-      count(/^8;/.test(groups.payload ?? "") ? "osc8_hyperlink" : "ansi_osc");
-    } else if (groups.str !== undefined || groups.esc !== undefined) count("ansi_other");
-    else if (groups.csi !== undefined) count("ansi_csi");
-    else if (groups.c1 !== undefined) count("c1_control");
-    else if (groups.c0 !== undefined) count("c0_control");
-    else if (groups.bidi !== undefined) count("bidi_control");
-    else if (groups.tag !== undefined) count("unicode_tag");
-    else if (groups.vs !== undefined) count("variation_selector");
-    else if (match === "\ufeff" && offset === 0) return match;
-    else count("zero_width");
-    return "";
-  });
-  return { text: out, removed };
+  const regex = new RegExp(SEQUENCES.source, SEQUENCES.flags);
+  let out = "";
+  let copied = 0;
+  for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
+    if (match.index === 0 && match[0] === "\ufeff") continue; // a byte-order mark stays
+    const kind = kindOf(match[0]);
+    removed[kind] = (removed[kind] ?? 0) + 1;
+    out += text.slice(copied, match.index);
+    copied = match.index + match[0].length;
+  }
+  return { text: copied === 0 ? text : out + text.slice(copied), removed };
+}
+
+/** The kind of a removed match, from its first characters. */
+function kindOf(match: string): NeutralizedKind {
+  const first = match.charCodeAt(0);
+  if (first === 0x1b || first === 0x9d || first === 0x9b) {
+    const introducer = first === 0x1b ? match[1] : first === 0x9d ? "]" : "[";
+    if (introducer === "[") return "ansi_csi";
+    if (introducer !== "]") return "ansi_other";
+    return match.startsWith("8;", first === 0x1b ? 2 : 1) ? "osc8_hyperlink" : "ansi_osc";
+  }
+  if (first === 0x90 || first === 0x98 || first === 0x9e || first === 0x9f) return "ansi_other";
+  if (first >= 0x80 && first <= 0x9f) return "c1_control";
+  if (first < 0x20 || first === 0x7f) return "c0_control";
+  const point = match.codePointAt(0)!;
+  if (point >= 0xe0000 && point <= 0xe007f) return "unicode_tag";
+  if (point >= 0xe0100 || (point >= 0xfe00 && point <= 0xfe0f)) return "variation_selector";
+  if (
+    (point >= 0x202a && point <= 0x202e) || (point >= 0x2066 && point <= 0x2069) ||
+    point === 0x200e || point === 0x200f || point === 0x061c
+  ) return "bidi_control";
+  return "zero_width";
 }
 
 /** Human words for each kind, used in notes to the model and the operator. */
