@@ -10,6 +10,7 @@ import type { CliIO } from "./cli_io.ts";
 import { loadSettings } from "./compose.ts";
 import { EXIT } from "./exit_code.ts";
 import { terminalSafe } from "./terminal_safe.ts";
+import { terminalSafeJson } from "./terminal_safe_json.ts";
 import { HELP_TEXT } from "./help_text.ts";
 
 /**
@@ -85,7 +86,7 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
     case "export": {
       const { meta, messages } = await store.read(needId());
       io.stdout.write(
-        `${JSON.stringify({ schema: "odek.session-export/v1", meta, messages }, null, 2)}\n`,
+        `${terminalSafeJson({ schema: "odek.session-export/v1", meta, messages }, 2)}\n`,
       );
       return EXIT.ok;
     }

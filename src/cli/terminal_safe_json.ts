@@ -18,7 +18,8 @@ const UNSAFE =
  * inert. `JSON.stringify` itself already escapes C0 controls such as ESC.
  *
  * @param value a JSON-serialisable value
- * @returns one line of JSON
+ * @param indent passed to `JSON.stringify` (e.g. 2 for an export) @default none: one line
+ * @returns the JSON text
  *
  * @example
  * ```ts
@@ -28,8 +29,8 @@ const UNSAFE =
  * if (JSON.parse(line).text !== "a\u202Eb\u001b[2J\u{E0041}") throw new Error("data changed");
  * ```
  */
-export function terminalSafeJson(value: unknown): string {
-  return JSON.stringify(value).replace(
+export function terminalSafeJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(
     UNSAFE,
     // split("") walks UTF-16 units, so both surrogates of a tag character are escaped.
     (match) =>
