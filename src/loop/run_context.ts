@@ -29,8 +29,8 @@ export interface RunContext {
   readonly messages: ChatMessage[];
   readonly stats: RunStats;
   readonly maxToolParallel: number;
-  /** The cap on each tool result the model reads. */
-  readonly toolOutput: CapLimits;
+  /** The cap on each tool result the model reads. @default DEFAULT_CAP_LIMITS */
+  readonly toolOutput?: CapLimits;
   /** Classifies and approves tool calls; without it every call runs (the broker's fixed scope). */
   readonly gate?: ToolGate;
   readonly signal: AbortSignal;
