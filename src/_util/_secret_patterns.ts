@@ -86,7 +86,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   {
     // scheme://user:password@host: the password goes, the rest stays readable.
     name: "url_password",
-    regex: /\b([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:@\/?#"'\\]+:)([^\s@\/?#"'\\]+)@/g,
+    regex: /\b([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:@\/?#"'\\]*:)([^\s@\/?#"'\\]+)@/g,
     replace: (m, prefix, password) => password === REDACTED ? m : `${prefix}${REDACTED}@`,
     secretOf: (_m, _prefix, password) => password,
   },
@@ -144,6 +144,20 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     regex: /\b(Bearer[ \t]+)([A-Za-z0-9._~+\/-]{20,}=*)/g,
     replace: (_m, prefix) => `${prefix}${REDACTED}`,
     secretOf: (_m, _prefix, token) => token,
+  },
+  {
+    // .npmrc: //registry.example/:_authToken=…, :_auth=…, :_password=…
+    name: "npmrc_auth",
+    regex: /(:_(?:authToken|auth|password)[ \t]*=[ \t]*)([^\s"\\]+)/g,
+    replace: (m, prefix, value) => value === REDACTED ? m : `${prefix}${REDACTED}`,
+    secretOf: (_m, _prefix, value) => value,
+  },
+  {
+    // .netrc: machine host login user password secret
+    name: "netrc_password",
+    regex: /(\bmachine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)([^\s"\\]+)/g,
+    replace: (m, prefix, value) => value === REDACTED ? m : `${prefix}${REDACTED}`,
+    secretOf: (_m, _prefix, value) => value,
   },
   {
     // NAME=value, NAME: value, export NAME=value, `- name: value`, at the start of a line.

@@ -16,7 +16,8 @@ import { SECRET_PATTERNS, type SecretPattern } from "./_secret_patterns.ts";
  *   `ghu_`, `ghs_`, `ghr_`, `github_pat_`), GitLab (`glpat-`), AWS access key ids (`AKIA…`,
  *   `ASIA…`), Slack (`xoxa-`, `xoxb-`, `xoxp-`, `xoxr-`, `xoxs-`), Stripe (`sk_live_`, `rk_test_`…),
  *   Google API keys (`AIza…`), npm (`npm_…`), Hugging Face (`hf_…`) and JSON Web Tokens;
- * - `Authorization:` header values and `Bearer` tokens;
+ * - `Authorization:` header values and `Bearer` tokens, `.npmrc` `:_authToken=` values and
+ *   `.netrc` passwords;
  * - the value of `NAME=value`, `NAME: value`, `export NAME=value` (quoted or not) at the start of
  *   a line, and of `"name": "value"` anywhere, when `NAME` passes `isSecretName`
  *   (`AWS_SECRET_ACCESS_KEY`, `DB_PASSWORD`, `apiKey`); the name and the line stay. Values that

@@ -62,6 +62,21 @@ const POSITIVES: [string, string, string][] = [
   ["Redis URL", "redis://:hunter2@cache:6379", `redis://:${R}@cache:6379`],
   ["Authorization header", "Authorization: Basic dXNlcjpwYXNz", `Authorization: Basic ${R}`],
   ["Bearer token", "curl -H 'x: Bearer abcdefghijklmnopqrstuvwxyz'", `curl -H 'x: Bearer ${R}'`],
+  [
+    ".npmrc",
+    "//registry.npmjs.org/:_authToken=0f1e2d3c-aaaa-bbbb-cccc-1234567890ab",
+    `//registry.npmjs.org/:_authToken=${R}`,
+  ],
+  [
+    ".netrc",
+    "machine api.example.com login ada password s3cr3t",
+    `machine api.example.com login ada password ${R}`,
+  ],
+  [
+    "GCP service account",
+    '{"private_key_id": "0a1b2c", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIE\\n-----END PRIVATE KEY-----\\n", "client_email": "a@b.iam"}',
+    `{"private_key_id": "${R}", "private_key": "${R}", "client_email": "a@b.iam"}`,
+  ],
   [".env line", "DB_PASSWORD=hunter2", `DB_PASSWORD=${R}`],
   ["export line", "export API_KEY=abc123", `export API_KEY=${R}`],
   ["double-quoted", 'SECRET="a b c"', `SECRET="${R}"`],
@@ -107,6 +122,8 @@ const NEGATIVES: [string, string][] = [
   ["secret name, reference value", "DB_PASSWORD=$DB_PASSWORD_FROM_VAULT\nTOKEN=${GH_TOKEN}"],
   ["about a secret, not the secret", "PASSWORD_FILE=/run/secrets/db\nSSH_AUTH_SOCK=/tmp/agent.1"],
   ["prose with a colon", "Note: the key is in the vault"],
+  ["prose about a password", "the password reset flow sends a link"],
+  ["npm registry without auth", "//registry.npmjs.org/:always-auth=true"],
   ["assignment not at line start", "we set PORT=8080 and x DB_PASSWORD=1 later"],
   ["quoted non-secret key", '{"name": "odek", "version": "1.0"}'],
 ];
