@@ -18,7 +18,8 @@ const ASSIGNMENT_NAME = /(["']?)([A-Za-z_][A-Za-z0-9_.-]*)\1[ \t]*(?::=|\?=|\+=|
  * values: at most the length of the longest secret form minus one character. With a pattern
  * redactor (`patterns: true`), also: the last word (a key format has no blanks; the word before
  * it too when it is `Bearer`, `Basic`, `Token` or `Digest`), a line holding a secret-named
- * `NAME=` / `"name":` (its value may hold blanks), and an unterminated `-----BEGIN` block.
+ * `NAME=` / `"name":` (its value may hold blanks) or a `.netrc` `machine` entry, and an
+ * unterminated `-----BEGIN` block.
  * Holds are bounded (a blank-free run past 8192 characters, a line or block past 65,536) so a
  * stream never stalls. Without secrets or patterns nothing is held.
  *
@@ -98,6 +99,8 @@ function patternSafeCut(text: string): number {
     const line = text.slice(lineStart);
     const pendingName = /(["']?)([A-Za-z_][A-Za-z0-9_.-]*)\1[ \t]*$/.exec(line);
     if (pendingName && holdsLine(pendingName[2])) cut = Math.min(cut, lineStart);
+    // A .netrc line names its password after blanks.
+    if (/^[ \t]*machine[ \t]/.test(line)) cut = Math.min(cut, lineStart);
     for (const match of line.matchAll(ASSIGNMENT_NAME)) {
       if (holdsLine(match[2])) {
         // From the line start, so the released line is redacted in the same context.

@@ -12,11 +12,12 @@ const TEXT = [
   "AAAA BBBB CCCC",
   "-----END OPENSSH PRIVATE KEY-----",
   "postgres://u:pw-12345678@db/x, and known-secret-123 (its hex: 6b6e6f776e2d7365637265742d313233).",
+  "machine api.example.com login ada password n3trc-pw",
   "PORT=8080",
 ].join("\n");
 
 /** Everything that must never be released. */
-const LEAKS = /abcdefghij|a b c|dXNlcjpw|abcdefghijklmnop|AAAA|pw-1234|known-secret|6b6e6f77/;
+const LEAKS = /abcdefghij|a b c|dXNlcjpw|abcdefghijklmnop|AAAA|pw-1234|known-secret|6b6e6f77|n3trc/;
 
 Deno.test("StreamRedactor releases the same text as redacting the whole, whatever the piece size", async (t) => {
   for (const size of [1, 2, 3, 5, 7, 13, 64]) {
