@@ -56,21 +56,37 @@ function unquote(value: string): { quote: string; inner: string } {
   };
 }
 
-/** Whether an assigned value is worth hiding (not empty, not `true`, not a `$VAR` reference). */
-function isSecretValue(inner: string): boolean {
-  return inner !== "" && !PLAIN_VALUES.test(inner) && !REFERENCE.test(inner);
+/** Type names a source line assigns to a secret-named field (`token: string;`). */
+const TYPE_NAMES =
+  /^(?:string|number|boolean|bigint|any|unknown|never|object|str|int|float|bool|bytes|none|string\?)$/i;
+/** Calls, indexing, objects, generics: a bare value that is code, not a secret. */
+const CODE = /[()[\]{}<>]/;
+/** `settings.API_KEY`, `os.environ`: member access without digits. */
+const MEMBER_CHAIN = /^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+$/;
+
+/**
+ * Whether an assigned value is worth hiding: not empty, not `true`-like, not a `$VAR` reference,
+ * and, when it is bare (unquoted), not code — a type name, a call, an index, an object, a member
+ * chain — so source files read as they are (`api_key = os.getenv("API_KEY")`,
+ * `token: string;`).
+ */
+function isSecretValue(inner: string, quoted: boolean): boolean {
+  const value = quoted ? inner : inner.replace(/[;,]+$/, "");
+  if (value === "" || PLAIN_VALUES.test(value) || REFERENCE.test(value)) return false;
+  if (quoted) return true;
+  return !TYPE_NAMES.test(value) && !CODE.test(value) && !MEMBER_CHAIN.test(value);
 }
 
 /** Replace the value of a secret-named assignment, keeping its quotes. */
 function redactValue(value: string): string {
   const { quote, inner } = unquote(value);
-  return isSecretValue(inner) ? `${quote}${REDACTED}${quote}` : value;
+  return isSecretValue(inner, quote !== "") ? `${quote}${REDACTED}${quote}` : value;
 }
 
 /** The inner value of a secret-named assignment, when it is redacted. */
 function assignedSecret(name: string, value: string): string | undefined {
-  const { inner } = unquote(value);
-  return isSecretName(name) && isSecretValue(inner) ? inner : undefined;
+  const { quote, inner } = unquote(value);
+  return isSecretName(name) && isSecretValue(inner, quote !== "") ? inner : undefined;
 }
 
 /** The formats, in the order they are applied. */

@@ -126,6 +126,13 @@ const NEGATIVES: [string, string][] = [
   ["npm registry without auth", "//registry.npmjs.org/:always-auth=true"],
   ["assignment not at line start", "we set PORT=8080 and x DB_PASSWORD=1 later"],
   ["quoted non-secret key", '{"name": "odek", "version": "1.0"}'],
+  ["code: a call", 'api_key = os.getenv("API_KEY")\ntoken = get_token(user)'],
+  ["code: member access", "password = settings.DB_PASSWORD\nsecret: this.config.secret,"],
+  ["code: indexing and objects", 'token = request.headers["x-token"]\nauth: { user, pass },'],
+  [
+    "code: type annotations",
+    "  token: string;\n  apiKey: String,\n  password: Option<String>,\n  secret: str = None",
+  ],
 ];
 
 Deno.test("redactSecretPatterns() leaves near misses alone", async (t) => {
