@@ -51,16 +51,32 @@ const NOT_SECRET_LAST: ReadonlySet<string> = new Set([
   "ALGORITHM",
   "ENABLED",
   "HINT",
+  "PROVIDER",
+  "METHOD",
+  "DOMAIN",
+  "ENDPOINT",
+  "URL",
+  "URI",
+  "SCOPE",
+  "SCOPES",
+  "ISSUER",
+  "AUDIENCE",
+  "REGION",
 ]);
+
+/** Segments that say the value is meant to be public (`PUBLIC_KEY`, `STRIPE_PUBLISHABLE_KEY`). */
+const PUBLIC_SEGMENTS: ReadonlySet<string> = new Set(["PUBLIC", "PUBLISHABLE"]);
 
 /**
  * Split `name` into segments on `_`, `-`, `.` and camelCase boundaries (`apiKey` → `API`,
  * `KEY`; `APIKey` → `API`, `KEY`), then call it secret when some segment is one of KEY, APIKEY,
  * TOKEN, SECRET(S), PASSWORD, PASSWD, PASS, PASSPHRASE, CREDENTIAL(S), CREDS, AUTH, PRIVATE,
  * PRIVATEKEY, ACCESSKEY, SECRETKEY, ACCESSTOKEN, AUTHTOKEN, APITOKEN or CLIENTSECRET — unless the
- * last segment says the value is only about the secret: DIR, PATH, FILE, SOCK, SOCKET, HOST,
- * PORT, NAME, TYPE, MODE, LENGTH, SIZE, TIMEOUT, ALGORITHM, ENABLED or HINT. Segments match whole, so
- * `KEYBOARD_LAYOUT`, `MONKEY` and `AUTHOR` are not secret.
+ * last segment says the value is only about the secret (DIR, PATH, FILE, SOCK, SOCKET, HOST,
+ * PORT, NAME, TYPE, MODE, LENGTH, SIZE, TIMEOUT, ALGORITHM, ENABLED, HINT, PROVIDER, METHOD,
+ * DOMAIN, ENDPOINT, URL, URI, SCOPE(S), ISSUER, AUDIENCE, REGION) or a segment says it is public
+ * (PUBLIC, PUBLISHABLE). Segments match whole, so `KEYBOARD_LAYOUT`, `MONKEY` and `AUTHOR` are not
+ * secret.
  *
  * @param name an environment variable or key name, e.g. `AWS_SECRET_ACCESS_KEY` or `clientSecret`
  * @returns whether its value should be redacted
@@ -81,5 +97,6 @@ export function isSecretName(name: string): boolean {
     .filter((segment) => segment !== "");
   if (segments.length === 0) return false;
   if (NOT_SECRET_LAST.has(segments[segments.length - 1])) return false;
+  if (segments.some((segment) => PUBLIC_SEGMENTS.has(segment))) return false;
   return segments.some((segment) => SECRET_SEGMENTS.has(segment));
 }

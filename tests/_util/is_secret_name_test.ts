@@ -44,6 +44,13 @@ Deno.test("isSecretName() matches whole segments split on _, -, . and camelCase"
     "PASSWORD_MIN_LENGTH",
     "API_KEY_NAME",
     "PASSPHRASE_HINT",
+    "AUTH_PROVIDER",
+    "OAUTH_TOKEN_URL",
+    "AUTH_DOMAIN",
+    // Meant to be public.
+    "PUBLIC_KEY",
+    "publicKey",
+    "STRIPE_PUBLISHABLE_KEY",
     "",
   ];
   for (const name of secret) await t.step(`${name} is secret`, () => assert.ok(isSecretName(name)));
