@@ -28,7 +28,17 @@
  */
 export { type ChatMessage, ChatMessageSchema, type ToolCall } from "./_util/chat_message.ts";
 export { OdekError, type OdekErrorCode } from "./_util/odek_error.ts";
-export { redactKnownValues, secretEnvValues } from "./_util/redact_known_values.ts";
+export { redactKnownValues, type Redactor, secretEnvValues } from "./_util/redact_known_values.ts";
+export { createRedactor } from "./_util/create_redactor.ts";
+export { isSecretName } from "./_util/is_secret_name.ts";
+export { redactSecretPatterns } from "./_util/redact_secret_patterns.ts";
+export { StreamRedactor } from "./_util/stream_redactor.ts";
+export {
+  type NeutralizedKind,
+  type NeutralizedText,
+  neutralizeText,
+} from "./_util/neutralize_text.ts";
+export { type CapLimits, capOutput, DEFAULT_CAP_LIMITS } from "./_util/cap_output.ts";
 export { wrapUntrusted } from "./_util/wrap_untrusted.ts";
 export { DEFAULT_CONFIG, type OdekConfig } from "./config/odek_config.ts";
 export { type OdekPaths, resolveOdekPaths } from "./config/odek_paths.ts";

@@ -4,26 +4,12 @@
  *
  * @module
  */
+import { isSecretName } from "./is_secret_name.ts";
 
 /** The text that replaces a secret. */
 const REDACTED = "[REDACTED]";
 /** Values shorter than this are not redacted: they would match ordinary text. */
 const MIN_SECRET_LENGTH = 8;
-/** Name segments that mark an environment variable as secret-bearing (odek-go §5.4). */
-const SECRET_SEGMENTS = new Set([
-  "KEY",
-  "APIKEY",
-  "TOKEN",
-  "SECRET",
-  "PASSWORD",
-  "PASSWD",
-  "PASS",
-  "CREDENTIAL",
-  "CREDENTIALS",
-  "PRIVATEKEY",
-  "ACCESSKEY",
-  "SECRETKEY",
-]);
 
 /**
  * Build a redactor that replaces each secret value (at least 8 characters; shorter ones are
@@ -69,14 +55,19 @@ export function redactKnownValues(secrets: string[]): Redactor {
 export interface Redactor {
   (text: string): string;
   readonly forms: readonly string[];
+  /**
+   * It also redacts secret formats (see `redactSecretPatterns`): streamed text is then held back
+   * to word and line boundaries as well. @default false
+   */
+  readonly patterns?: boolean;
 }
 
 /**
- * Pick the values of secret-bearing environment variables: those whose name, split on `_` and
- * `-`, has a segment (case-insensitive) equal to KEY, APIKEY, TOKEN, SECRET, PASSWORD, PASSWD,
- * PASS, CREDENTIAL, CREDENTIALS, PRIVATEKEY, ACCESSKEY or SECRETKEY (odek-go §5.4). A segment must
- * match whole, so `KEYBOARD_LAYOUT` is not secret. Values shorter than 8 characters are left out
- * (they cannot be redacted safely); duplicates are removed.
+ * Pick the values of secret-bearing environment variables: those whose name passes
+ * {@linkcode isSecretName} (a whole segment such as KEY, TOKEN, SECRET, PASSWORD, PASSWD,
+ * CREDENTIAL(S), AUTH or PRIVATE; odek-go §5.4), so `KEYBOARD_LAYOUT` is not secret. Values
+ * shorter than 8 characters are left out (they cannot be redacted safely); duplicates are
+ * removed.
  *
  * @param env the environment, e.g. `Deno.env.toObject()`
  * @returns the secret values, in the order first seen
@@ -93,8 +84,7 @@ export function secretEnvValues(env: Record<string, string>): string[] {
   const values = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
     if (value.length < MIN_SECRET_LENGTH) continue;
-    const segments = name.toUpperCase().split(/[_-]/);
-    if (segments.some((segment) => SECRET_SEGMENTS.has(segment))) values.add(value);
+    if (isSecretName(name)) values.add(value);
   }
   return [...values];
 }

@@ -9,9 +9,11 @@
 /**
  * Wrap `body` as untrusted content from `source`.
  *
- * The tag is `untrusted_content_<16 hex nonce>`; every literal `untrusted_content` inside the
- * body becomes `untrusted\u02CDcontent` so the body cannot close or forge the boundary. The
- * source is sanitised (quotes, angle brackets and line breaks replaced).
+ * The tag is `untrusted_content_<16 hex nonce>`, a fresh random nonce per call, so the body
+ * cannot know the closing tag. Anything in the body that imitates a tag, with any nonce or none
+ * (`untrusted_content`, `untrusted-content`, `Untrusted Content`, `untrustedcontent`, …),
+ * becomes `untrusted\u02CDcontent`, so the body cannot close or forge the boundary. The source is
+ * sanitised (quotes, angle brackets and line breaks replaced).
  *
  * @param body the untrusted text
  * @param source where it came from, e.g. `AGENTS.md` or `$ npm test`
@@ -33,9 +35,6 @@ export function wrapUntrusted(body: string, source: string): string {
   const tag = `untrusted_content_${nonce}`;
   const safeSource = source.replaceAll('"', "'").replaceAll("<", "\u2039").replaceAll(">", "\u203A")
     .replace(/[\r\n]+/g, " ");
-  const safeBody = body.replace(
-    /untrusted_content/gi,
-    (m) => `${m.slice(0, 9)}\u02CD${m.slice(10)}`,
-  );
+  const safeBody = body.replace(/(untrusted)[\s_-]*(content)/gi, "$1\u02CD$2");
   return `<${tag} source="${safeSource}">\n${safeBody}\n</${tag}>`;
 }

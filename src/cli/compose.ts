@@ -6,7 +6,8 @@
  */
 import { dirname, isAbsolute, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
-import { redactKnownValues, type Redactor, secretEnvValues } from "../_util/redact_known_values.ts";
+import { createRedactor } from "../_util/create_redactor.ts";
+import { type Redactor, secretEnvValues } from "../_util/redact_known_values.ts";
 import { NonInteractiveApprover } from "../approval/non_interactive_approver.ts";
 import { renderPatchPreview } from "../approval/render_patch_preview.ts";
 import { renderWriteDiff } from "../approval/render_write_diff.ts";
@@ -37,7 +38,10 @@ export interface Settings {
   config: OdekConfig;
   /** From `ODEK_API_KEY` or `OPENAI_API_KEY`; never logged, never passed to a child. */
   apiKey: string | undefined;
-  /** Replaces the API key and secret-looking environment values with `[REDACTED]`. */
+  /**
+   * The one redactor of every sink: the API key, a base-URL password and secret-named environment
+   * values (with their encodings), then key formats and secret-named assignments.
+   */
   redact: Redactor;
   store: FileSessionStore;
 }
@@ -55,7 +59,7 @@ export async function loadSettings(io: CliIO, flags: ConfigLayer): Promise<Setti
   await Deno.mkdir(paths.sessionsDir, { recursive: true, mode: 0o700 });
   const apiKey = io.env.ODEK_API_KEY || io.env.OPENAI_API_KEY || undefined;
   const urlPassword = passwordOf(config.baseUrl);
-  const redact = redactKnownValues([
+  const redact = createRedactor([
     ...(apiKey ? [apiKey] : []),
     ...(urlPassword ? [urlPassword] : []),
     ...secretEnvValues(io.env),

@@ -158,6 +158,7 @@ export async function continueSession(
       maxToolParallel: settings.config.budgets.maxToolParallel,
       sandbox: settings.config.sandbox,
       redact: settings.redact,
+      toolOutput: settings.config.toolOutput,
       resumed: true,
       gate,
       context: contextOptionsFor(settings.config, model),

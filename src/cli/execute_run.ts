@@ -4,7 +4,9 @@
  *
  * @module
  */
+import type { CapLimits } from "../_util/cap_output.ts";
 import type { ChatMessage } from "../_util/chat_message.ts";
+import { redactStrings } from "../_util/redact_strings.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import { BUILTIN_TOOLS } from "../broker/builtin_tools.ts";
 import { builtinToolSpecs } from "../loop/builtin_tool_specs.ts";
@@ -24,6 +26,7 @@ import type { CliIO } from "./cli_io.ts";
 import type { EventsJsonlSink } from "./events_jsonl_sink.ts";
 import { EXIT, exitCodeFor } from "./exit_code.ts";
 import { TerminalRenderer } from "./terminal_renderer.ts";
+import { terminalSafeJson } from "./terminal_safe_json.ts";
 
 /** Inputs of {@linkcode executeRun}. */
 export interface ExecuteRunOptions {
@@ -37,8 +40,10 @@ export interface ExecuteRunOptions {
   maxIterations: number;
   maxToolParallel: number;
   sandbox: string;
-  redact: ((text: string) => string) & { forms?: readonly string[] };
+  redact: ((text: string) => string) & { forms?: readonly string[]; patterns?: boolean };
   resumed: boolean;
+  /** The cap on each tool result (config `toolOutput`). @default 16 KiB: 12 KiB head, 4 KiB tail */
+  toolOutput?: CapLimits;
   /** Classifies and approves tool calls. */
   gate?: ToolGate;
   /** Answers `clarify`. @default the terminal when there is one, else nobody */
@@ -77,9 +82,11 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     stderrIsTerminal: io.stderrIsTerminal,
     color,
   });
-  const emit = (event: RunEvent) => {
+  const emit = (raw: RunEvent) => {
+    // The loop's events are redacted already; this covers the ones made here (run_started, …).
+    const event = { ...raw, data: redactStrings(raw.data, options.redact) } as RunEvent;
     options.events?.handle(event);
-    if (options.json) io.stdout.write(`${JSON.stringify(event)}\n`);
+    if (options.json) io.stdout.write(`${terminalSafeJson(event)}\n`);
     else renderer!.handle(event);
   };
   const cap = options.budgets?.maxCostUsd ?? 0;
@@ -117,6 +124,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       onEvent: emit,
       signal: controller.signal,
       redact: options.redact,
+      ...(options.toolOutput ? { toolOutput: options.toolOutput } : {}),
       ...(options.gate ? { gate: options.gate } : {}),
       clarifier: options.clarifier ?? await buildClarifier(),
       context: {

@@ -96,6 +96,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     maxToolParallel: config.budgets.maxToolParallel,
     sandbox: config.sandbox,
     redact: settings.redact,
+    toolOutput: config.toolOutput,
     resumed: false,
     gate,
     context: contextOptionsFor(config, config.model),

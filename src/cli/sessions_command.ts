@@ -9,6 +9,8 @@ import { OdekError } from "../_util/odek_error.ts";
 import type { CliIO } from "./cli_io.ts";
 import { loadSettings } from "./compose.ts";
 import { EXIT } from "./exit_code.ts";
+import { terminalSafe } from "./terminal_safe.ts";
+import { terminalSafeJson } from "./terminal_safe_json.ts";
 import { HELP_TEXT } from "./help_text.ts";
 
 /**
@@ -58,7 +60,7 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
         io.stdout.write(
           `${s.id}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${
             String(s.messageCount).padStart(4)
-          } msgs  ${String(s.toolCallCount).padStart(3)} tools  ${s.title}${
+          } msgs  ${String(s.toolCallCount).padStart(3)} tools  ${terminalSafe(s.title, true)}${
             state ? `  [${state}]` : ""
           }\n`,
         );
@@ -75,13 +77,16 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
       io.stdout.write(
         `session ${meta.id} · created ${meta.createdAt} · model ${meta.model} · ${meta.baseUrl}\nworkspace ${meta.workspace}\n\n`,
       );
-      for (const message of messages) io.stdout.write(`${renderMessage(message)}\n\n`);
+      // Session text came from the model and from tools: print it neutralised.
+      for (const message of messages) {
+        io.stdout.write(`${terminalSafe(renderMessage(message))}\n\n`);
+      }
       return EXIT.ok;
     }
     case "export": {
       const { meta, messages } = await store.read(needId());
       io.stdout.write(
-        `${JSON.stringify({ schema: "odek.session-export/v1", meta, messages }, null, 2)}\n`,
+        `${terminalSafeJson({ schema: "odek.session-export/v1", meta, messages }, 2)}\n`,
       );
       return EXIT.ok;
     }

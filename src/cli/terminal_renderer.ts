@@ -6,6 +6,7 @@
  * @module
  */
 import type { RunEvent } from "../loop/run_event.ts";
+import { terminalSafe } from "./terminal_safe.ts";
 
 /** Where and how to render. */
 export interface TerminalRendererOptions {
@@ -114,6 +115,15 @@ export class TerminalRenderer {
           `\n[Iteration budget reached — partial summary]\n${terminalSafe(event.data.text)}\n`,
         );
         break;
+      case "content_flagged":
+        this.#line(
+          `${this.#paint("33", "!")} output of ${
+            terminalSafe(event.tool ?? "a tool", true)
+          } held hidden or terminal-control content (${
+            event.data.kinds.join(", ")
+          }); it was removed and the model was told`,
+        );
+        break;
       case "session_repaired":
         this.#line(
           `${
@@ -184,17 +194,6 @@ export class TerminalRenderer {
   }
 }
 
-/**
- * Text from the model or a tool, made safe to print: control characters (ESC, CR, C1) are
- * dropped so nothing can move the cursor, rewrite a line, set the title or the clipboard; newline
- * and tab stay, unless `oneLine`.
- */
-function terminalSafe(text: string, oneLine = false): string {
-  // deno-lint-ignore no-control-regex
-  const safe = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
-  return oneLine ? safe.replace(/[\n\t]+/g, " ") : safe;
-}
-
 function describeArgs(args: unknown): string {
   if (typeof args !== "object" || args === null) return "";
   const a = args as Record<string, unknown>;
@@ -204,11 +203,6 @@ function describeArgs(args: unknown): string {
   // hide what follows it.
   const oneLine = main.trim().replace(/\s*\n\s*/g, " ⏎ ");
   return oneLine.length > 160 ? `${oneLine.slice(0, 159)}…` : oneLine;
-}
-
-function firstLine(text: string): string {
-  const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
-  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
 }
 
 /** `3.2 s of 3 s`, `$0.0011 of $0.001`, `6 of 5`. */

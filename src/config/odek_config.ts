@@ -68,6 +68,14 @@ export const ConfigLayerSchema = z.strictObject({
     /** `max_tokens` of one compaction side call (the digest's size bound). */
     compactionMaxTokens: z.int().min(64).max(32_768).optional(),
   }).optional(),
+  toolOutput: z.strictObject({
+    /** A tool result up to this many bytes reaches the model whole; a longer one is cut. */
+    maxBytes: z.int().min(1024).max(16 * 1024 * 1024).optional(),
+    /** Bytes kept from the start of a longer result. */
+    headBytes: z.int().min(0).max(16 * 1024 * 1024).optional(),
+    /** Bytes kept from its end. */
+    tailBytes: z.int().min(0).max(16 * 1024 * 1024).optional(),
+  }).optional(),
   budgets: z.strictObject({
     /** Model turns per run before the run stops with exit code 4. */
     maxIterations: z.int().min(1).max(10_000).optional(),
@@ -111,6 +119,8 @@ export interface OdekConfig {
     /** US dollars; 0 = off. */
     maxCostUsd: number;
   };
+  /** The cap on each tool result the model reads; `headBytes + tailBytes <= maxBytes`. */
+  toolOutput: { maxBytes: number; headBytes: number; tailBytes: number };
   /** Per-model facts by exact model id. */
   models: Record<string, ModelFacts>;
   context: {
@@ -134,7 +144,10 @@ export interface ModelFacts {
   outputCostPerMillionUsd?: number;
 }
 
-/** Defaults of every key (odek-go §2.2 where it has one: 90 iterations, 4 parallel tools). */
+/**
+ * Defaults of every key (odek-go §2.2 where it has one: 90 iterations, 4 parallel tools; tool
+ * output 16 KiB = 12 KiB head + 4 KiB tail, issue 6).
+ */
 export const DEFAULT_CONFIG: OdekConfig = {
   model: "gpt-4.1-mini",
   baseUrl: "https://api.openai.com/v1",
@@ -162,4 +175,5 @@ export const DEFAULT_CONFIG: OdekConfig = {
     compactionTimeoutSeconds: 60,
     compactionMaxTokens: 1024,
   },
+  toolOutput: { maxBytes: 16_384, headBytes: 12_288, tailBytes: 4_096 },
 };

@@ -34,6 +34,9 @@ const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_MAX_INPUT_TOKENS", "budgets.maxInputTokens"],
   ["ODEK_MAX_OUTPUT_TOKENS", "budgets.maxOutputTokens"],
   ["ODEK_MAX_COST_USD", "budgets.maxCostUsd"],
+  ["ODEK_TOOL_OUTPUT_MAX_BYTES", "toolOutput.maxBytes"],
+  ["ODEK_TOOL_OUTPUT_HEAD_BYTES", "toolOutput.headBytes"],
+  ["ODEK_TOOL_OUTPUT_TAIL_BYTES", "toolOutput.tailBytes"],
 ];
 /** Keys whose environment value `true`/`1` or `false`/`0` becomes a boolean. */
 const BOOLEAN = new Set(["context.compaction"]);
@@ -48,6 +51,9 @@ const NUMERIC = new Set([
   "budgets.maxInputTokens",
   "budgets.maxOutputTokens",
   "budgets.maxCostUsd",
+  "toolOutput.maxBytes",
+  "toolOutput.headBytes",
+  "toolOutput.tailBytes",
 ]);
 
 /** Inputs of {@linkcode resolveConfig}. */
@@ -83,7 +89,15 @@ export async function resolveConfig(options: ResolveConfigOptions): Promise<Odek
     (acc, layer) => deepMerge(acc, layer as Record<string, unknown>),
     structuredClone(DEFAULT_CONFIG) as unknown as Record<string, unknown>,
   );
-  return merged as unknown as OdekConfig;
+  const config = merged as unknown as OdekConfig;
+  const { maxBytes, headBytes, tailBytes } = config.toolOutput;
+  if (headBytes + tailBytes > maxBytes) {
+    throw new OdekError(
+      "CONFIG_INVALID",
+      `toolOutput.headBytes (${headBytes}) + toolOutput.tailBytes (${tailBytes}) exceed toolOutput.maxBytes (${maxBytes}): a cut result would be longer than the cap. Lower headBytes or tailBytes, or raise maxBytes.`,
+    );
+  }
+  return config;
 }
 
 async function readConfigFile(file: string): Promise<ConfigLayer> {

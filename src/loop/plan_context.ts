@@ -181,15 +181,22 @@ function sendForm(
   return toolResultMarker(message, call?.function.name ?? "tool");
 }
 
-/** A result cut to its first `bytes` (about) with a note; survival mode only. */
+/**
+ * A result cut to its first `bytes` (about) with a note; survival mode only. The closing line of
+ * an untrusted-output boundary (and what follows it) is kept, so the cut text stays fenced.
+ */
 function cutResult(message: ToolMessage, bytes: number): ToolMessage {
   const total = utf8Length(message.content);
-  let text = message.content.slice(0, bytes);
-  while (utf8Length(text) > bytes) text = text.slice(0, Math.floor(text.length * 0.9));
+  const closing = /\n<\/untrusted_content_[0-9a-f]{16}>(\n[^]*)?$/.exec(message.content);
+  const tail = closing ? closing[0] : "";
+  const body = closing ? message.content.slice(0, closing.index) : message.content;
+  const room = Math.max(0, bytes - utf8Length(tail));
+  let text = body.slice(0, room);
+  while (utf8Length(text) > room) text = text.slice(0, Math.floor(text.length * 0.9));
   return {
     ...message,
-    content: `${text}\n[odek: cut to fit the context window: ${
-      total - utf8Length(text)
+    content: `${text}${tail}\n[odek: cut to fit the context window: ${
+      total - utf8Length(text) - utf8Length(tail)
     } of ${total} bytes dropped. Run the tool again with a narrower request if you need more.]`,
   };
 }

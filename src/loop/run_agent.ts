@@ -5,6 +5,8 @@
  * @module
  */
 import type { ChatMessage, ToolCall } from "../_util/chat_message.ts";
+import { type CapLimits, DEFAULT_CAP_LIMITS } from "../_util/cap_output.ts";
+import { redactStrings } from "../_util/redact_strings.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { BuiltinTool } from "../broker/builtin_tools.ts";
 import type { ToolBroker, ToolResult } from "../broker/tool_broker.ts";
@@ -53,6 +55,11 @@ export interface RunAgentOptions {
    * digest (docs/context.md). @default a 128 000-token window with compaction on
    */
   context?: ContextOptions;
+  /**
+   * The cap on each tool result the model reads (and the journal keeps).
+   * @default DEFAULT_CAP_LIMITS: 16384 bytes, of which 12288 head and 4096 tail
+   */
+  toolOutput?: CapLimits;
   /** Classifies each call and asks the approver about those that ask. @default none: every call runs */
   gate?: ToolGate;
   /** Answers the `clarify` tool. @default none: every question is denied with a reason */
@@ -74,7 +81,7 @@ export interface RunAgentOptions {
    * Applied to everything the loop writes or emits. With `forms` (a `Redactor` from
    * `redactKnownValues`), streamed text is redacted across delta boundaries too. @default identity
    */
-  redact?: ((text: string) => string) & { forms?: readonly string[] };
+  redact?: ((text: string) => string) & { forms?: readonly string[]; patterns?: boolean };
 }
 
 /** How a run ended. The transcript is persisted in every case. */
@@ -204,6 +211,7 @@ function makeContext(
   now: () => number,
 ): RunContext {
   const sink = options.onEvent ?? (() => {});
+  const redact = options.redact ?? ((text: string) => text);
   return {
     model: options.model,
     broker: options.broker,
@@ -213,6 +221,7 @@ function makeContext(
     messages: [...options.messages],
     stats,
     maxToolParallel: options.maxToolParallel ?? 4,
+    toolOutput: options.toolOutput ?? DEFAULT_CAP_LIMITS,
     ...(options.gate ? { gate: options.gate } : {}),
     ...(options.clarifier ? { clarifier: options.clarifier } : {}),
     plan: restorePlan(options.messages),
@@ -220,9 +229,10 @@ function makeContext(
     signal,
     now,
     heartbeatMs: options.toolHeartbeatMs ?? 60_000,
-    redact: options.redact ?? ((text) => text),
+    redact,
     emit(type, data, extra) {
-      const event = makeRunEvent(type, data, {
+      // Every sink (terminal, --json, an events file) gets redacted data, whatever the step did.
+      const event = makeRunEvent(type, redactStrings(data, redact), {
         runId: options.runId,
         sessionId: options.sessionId,
         iteration: stats.iterations,

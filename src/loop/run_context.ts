@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { CapLimits } from "../_util/cap_output.ts";
 import type { ChatMessage } from "../_util/chat_message.ts";
 import type { BuiltinTool } from "../broker/builtin_tools.ts";
 import type { ToolBroker } from "../broker/tool_broker.ts";
@@ -36,6 +37,8 @@ export interface RunContext {
   readonly messages: ChatMessage[];
   readonly stats: RunStats;
   readonly maxToolParallel: number;
+  /** The cap on each tool result the model reads. @default DEFAULT_CAP_LIMITS */
+  readonly toolOutput?: CapLimits;
   /** Classifies and approves tool calls; without it every call runs (the broker's fixed scope). */
   readonly gate?: ToolGate;
   /** The run's plan and the ledger of completed calls its checks are proven by. */
@@ -49,7 +52,7 @@ export interface RunContext {
   /** Milliseconds between `tool_running` heartbeats of one long tool call. */
   readonly heartbeatMs: number;
   /** Applied to everything emitted; `forms` (see `Redactor`) enables redaction across deltas. */
-  readonly redact: ((text: string) => string) & { forms?: readonly string[] };
-  /** Emit an event of the current iteration (isolates a throwing sink). */
+  readonly redact: ((text: string) => string) & { forms?: readonly string[]; patterns?: boolean };
+  /** Emit an event of the current iteration (redacts every string; isolates a throwing sink). */
   emit<T extends RunEventType>(type: T, data: RunEventData[T], extra?: { tool?: string }): void;
 }

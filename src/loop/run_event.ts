@@ -46,6 +46,11 @@ export interface RunEventData {
     /** The error message (redacted), whole. */
     message: string;
   };
+  /**
+   * A tool's output held escape sequences, bidi controls or invisible characters; they were
+   * removed before the model, the journal or the terminal saw it. `kinds` are `NeutralizedKind`s.
+   */
+  content_flagged: { call_id: string; kinds: string[] };
   /** Some calls of a batch asked: the approver is being consulted. */
   approval_requested: { call_ids: string[]; classes: string[] };
   /** The approver's answer for one call. */

@@ -57,11 +57,11 @@ export async function runToolsStep(
   const worker = async () => {
     while (next < calls.length) {
       const index = next++;
-      const result = await runOne(context, calls[index], digests[index], gated[index]);
+      const content = await runOne(context, calls[index], digests[index], gated[index]);
       const toolMessage: ToolMessage = {
         role: "tool",
         tool_call_id: calls[index].id,
-        content: context.redact(toolResultContent(result)),
+        content,
       };
       results[index] = toolMessage;
       journalChain = journalChain.then(() => context.journal.append(toolMessage));
@@ -83,12 +83,13 @@ export async function runToolsStep(
   });
 }
 
+/** Run one call and return the transcript content of its result (neutralised, redacted, capped). */
 async function runOne(
   context: RunContext,
   call: ToolCall,
   argsSha256: string,
   prepared: PreparedCall,
-): Promise<ToolResult> {
+): Promise<string> {
   const name = call.function.name;
   const argsText = context.redact(call.function.arguments || "{}");
   const argsBytes = new TextEncoder().encode(call.function.arguments).length;
@@ -135,13 +136,22 @@ async function runOne(
     succeeded: result.ok,
   });
   const duration = Math.round(context.now() - started);
+  const written = toolResultContent(result, {
+    tool: name,
+    redact: context.redact,
+    limits: context.toolOutput,
+    trusted: context.tools.find((t) => t.name === name)?.category === "core",
+  });
+  if (written.flagged.length > 0) {
+    context.emit("content_flagged", { call_id: call.id, kinds: written.flagged }, { tool: name });
+  }
   if (result.ok) {
     context.emit("tool_call_completed", {
       call_id: call.id,
       name,
       duration_ms: duration,
       result_bytes: new TextEncoder().encode(result.output).length,
-      preview: preview(context.redact(result.output)),
+      preview: preview(written.text),
     }, { tool: name });
   } else {
     context.emit("tool_call_failed", {
@@ -149,10 +159,10 @@ async function runOne(
       name,
       duration_ms: duration,
       error_class: result.error.kind,
-      message: context.redact(result.error.message),
+      message: written.text,
     }, { tool: name });
   }
-  return result;
+  return written.content;
 }
 
 /** At most 12 lines and 1000 characters of `text`, with a note when cut. */

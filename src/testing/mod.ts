@@ -20,3 +20,4 @@ export {
   type ScriptedModelTurns,
 } from "./scripted_model.ts";
 export { FakeBroker, type FakeBrokerCall, type FakeToolHandler } from "./fake_broker.ts";
+export { untrustedBody } from "./untrusted_body.ts";

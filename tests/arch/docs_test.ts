@@ -108,5 +108,6 @@ function sample(key: string): string {
   if (key === "trustLevel") return "untrusted";
   if (key === "model") return "m-1";
   if (key === "context.compaction") return "false";
+  if (key === "toolOutput.maxBytes") return "65536";
   return key === "contextWindow" ? "4096" : "7";
 }

@@ -43,9 +43,11 @@ Deno.test("TerminalRenderer drops escape sequences the model or a tool sends to 
     assert.ok(!text.includes("\r"), JSON.stringify(text));
     assert.ok(!text.includes("\u0007"), JSON.stringify(text));
   }
-  assert.match(out.stdout, /helloworld\n$/);
-  // The label shows the whole command on one line, so nothing can hide behind a fake first line.
-  assert.match(out.stderr, /▸ shell\[2K true \[2K\[1A\[32mls -la \(harmless\) ⏎ rm important\n/);
+  // A carriage return becomes a line break: nothing can overwrite what was printed before it.
+  assert.match(out.stdout, /hello\nworld\n$/);
+  // The label shows the whole command on one line, so nothing can hide behind a fake first line;
+  // the escape sequences are removed whole.
+  assert.match(out.stderr, /▸ shell true\s+ls -la \(harmless\) ⏎ rm important\n/);
 });
 
 Deno.test("TerminalRenderer shows context trims and failed compactions on stderr", () => {
@@ -108,5 +110,5 @@ Deno.test("TerminalRenderer names a spent budget and marks a partial summary as 
     /iterations budget spent: 90 of 90 \(asking the model for a partial summary…\)/,
   );
   assert.match(out.stderr, /glob was called 3 times in a row with the same arguments/);
-  assert.equal(out.stdout, "\n[Iteration budget reached — partial summary]\nhalf done[2J\n");
+  assert.equal(out.stdout, "\n[Iteration budget reached — partial summary]\nhalf done\n");
 });

@@ -163,3 +163,34 @@ Deno.test("resolveConfig() reads per-model windows and context settings, and ODE
   );
   assert.match(error.message, /ODEK_COMPACTION/);
 });
+
+Deno.test("resolveConfig() reads toolOutput from the file and ODEK_TOOL_OUTPUT_* and checks head + tail fit the cap", async () => {
+  assert.deepEqual(DEFAULT_CONFIG.toolOutput, {
+    maxBytes: 16_384,
+    headBytes: 12_288,
+    tailBytes: 4_096,
+  });
+  await withConfigFile(
+    '{ "toolOutput": { "maxBytes": 65536, "headBytes": 49152 } }',
+    async (file) => {
+      const config = await resolveConfig({
+        configFile: file,
+        env: { ODEK_TOOL_OUTPUT_TAIL_BYTES: "16384" },
+      });
+      assert.deepEqual(config.toolOutput, {
+        maxBytes: 65_536,
+        headBytes: 49_152,
+        tailBytes: 16_384,
+      });
+    },
+  );
+  const error = await rejection(resolveConfig({
+    configFile: "/nonexistent/odek/config.jsonc",
+    env: { ODEK_TOOL_OUTPUT_MAX_BYTES: "8192" },
+  }));
+  assert.equal(error.code, "CONFIG_INVALID");
+  assert.match(
+    error.message,
+    /toolOutput\.headBytes \(12288\) \+ toolOutput\.tailBytes \(4096\) exceed toolOutput\.maxBytes \(8192\)/,
+  );
+});

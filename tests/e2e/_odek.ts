@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { untrustedBody } from "../../src/testing/untrusted_body.ts";
 
 /** The repository root. */
 export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
@@ -114,12 +115,16 @@ export async function odekFixture(): Promise<OdekFixture> {
   };
 }
 
-/** The tool messages of a recorded chat request, in order. */
+/**
+ * The tool messages of a recorded chat request, in order: `content` is the output inside the
+ * untrusted-content boundary (see `untrustedBody`), `raw` the whole message content.
+ */
 export function toolMessages(
   body: { messages: { role: string; tool_call_id?: string; content?: string }[] },
-) {
-  return body.messages.filter((m) => m.role === "tool") as {
-    tool_call_id: string;
-    content: string;
-  }[];
+): { tool_call_id: string; content: string; raw: string }[] {
+  return body.messages.filter((m) => m.role === "tool").map((m) => ({
+    tool_call_id: m.tool_call_id ?? "",
+    content: untrustedBody(m.content ?? ""),
+    raw: m.content ?? "",
+  }));
 }

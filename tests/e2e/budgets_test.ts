@@ -131,7 +131,7 @@ Deno.test("odek run --max-runtime stops a long shell command when the time is up
   const result = (await journal(fx, "slow")).find((m) => m.tool_call_id === "long")!;
   assert.match(
     result.content!,
-    /^error \(interrupted\): interrupted: the command and every process/,
+    /^error \(interrupted\):\n[^]*\ninterrupted: the command and every process/,
   );
   assert.equal(server.requests.length, 1);
   // The audit file: private, one line per event, the budget event among them, no arguments.

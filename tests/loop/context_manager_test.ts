@@ -104,10 +104,11 @@ Deno.test("the first trim replaces old large results with markers before it drop
   assert.equal(run.sideCalls.length, 0);
   const last = run.main.at(-1)!.messages.filter((m) => m.role === "tool");
   assert.equal(last.length, 40, "a group was dropped");
-  assert.ok(last.slice(-4).every((m) => m.content.length === 3000));
+  // The 4 newest are whole (fenced as untrusted output), the oldest is a marker.
+  assert.ok(last.slice(-4).every((m) => m.content.includes("o".repeat(3000))));
   assert.match(
     last[0].content,
-    /^\[odek: the result of this shell call \(3000 bytes\) was dropped/,
+    /^\[odek: the result of this shell call \(\d+ bytes\) was dropped/,
   );
 });
 
@@ -327,13 +328,15 @@ Deno.test("survival cuts the newest group's results when even they do not fit", 
     runId: "0".repeat(32),
     onEvent: (e) => events.push(e),
     context: { window: 32_768, compaction: false },
+    // A cap above the result's size, so that only the survival cut can shorten it.
+    toolOutput: { maxBytes: 1_048_576, headBytes: 786_432, tailBytes: 262_144 },
   });
   assert.equal(outcome.type, "completed");
   const retry = model.requests.at(-1)!.messages;
   const result = retry.find((m) => m.role === "tool")!;
   assert.match(
     result.content,
-    /\[odek: cut to fit the context window: \d+ of 400000 bytes dropped/,
+    /<\/untrusted_content_[0-9a-f]{16}>\n\[odek: cut to fit the context window: \d+ of 400\d{3} bytes dropped/,
   );
   assert.ok(result.content.length < 100_000);
   const survival = of(events, "context_trimmed").find((e) => e.data.mode === "survival");

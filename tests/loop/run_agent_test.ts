@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import type { ChatMessage } from "../../src/_util/chat_message.ts";
+import { createRedactor } from "../../src/_util/create_redactor.ts";
 import { OdekError } from "../../src/_util/odek_error.ts";
 import { BUILTIN_TOOLS } from "../../src/broker/builtin_tools.ts";
 import { builtinToolSpecs } from "../../src/loop/builtin_tool_specs.ts";
@@ -9,6 +10,7 @@ import type { RunEvent } from "../../src/loop/run_event.ts";
 import { FakeBroker, type FakeToolHandler } from "../../src/testing/fake_broker.ts";
 import type { ScriptedTurn } from "../../src/testing/fake_openai_server.ts";
 import { ScriptedModel } from "../../src/testing/scripted_model.ts";
+import { untrustedBody } from "../../src/testing/untrusted_body.ts";
 
 const START: ChatMessage[] = [{ role: "system", content: "sys" }, {
   role: "user",
@@ -81,7 +83,12 @@ Deno.test("runAgent() runs parallel calls and appends results in call order with
     "r3",
     "s1",
   ]);
-  assert.deepEqual(toolMessages.map((m) => m.content), ["out:r1", "out:r2", "out:r3", "out:s1"]);
+  assert.deepEqual(toolMessages.map((m) => untrustedBody(m.content as string)), [
+    "out:r1",
+    "out:r2",
+    "out:r3",
+    "out:s1",
+  ]);
   assert.equal(h.broker.maxConcurrent, 4);
   // The journal has the assistant message before any result, and results as they completed.
   assert.equal(h.journal[0].role, "assistant");
@@ -124,7 +131,7 @@ Deno.test("runAgent() turns invalid JSON, unknown tools and bad arguments into r
   const results = Object.fromEntries(
     h.model.requests[1].messages.filter((m) => m.role === "tool").map((
       m,
-    ) => [m.role === "tool" && m.tool_call_id, m.content]),
+    ) => [m.role === "tool" && m.tool_call_id, untrustedBody(m.content as string)]),
   );
   assert.match(results["bad-json"], /^error \(invalid_arguments\): .*not valid JSON/);
   assert.match(
@@ -191,7 +198,7 @@ Deno.test("runAgent() returns interrupted and journals interrupted results when 
   assert.equal(h.model.requests.length, 1);
   const last = h.journal.at(-1)!;
   assert.equal(last.role, "tool");
-  assert.match(last.content, /^error \(interrupted\): killed/);
+  assert.match(untrustedBody(last.content), /^error \(interrupted\): killed/);
 });
 
 Deno.test("runAgent() fails with the model's error and keeps what was journaled", async () => {
@@ -312,7 +319,7 @@ Deno.test("runAgent() gates a batch: deny is refused, allow runs, every ask goes
   const results = Object.fromEntries(
     h.model.requests[1].messages.filter((m) => m.role === "tool").map((
       m,
-    ) => [m.role === "tool" && m.tool_call_id, m.content]),
+    ) => [m.role === "tool" && m.tool_call_id, untrustedBody(m.content as string)]),
   );
   assert.equal(results.ls, "ran ls as read");
   assert.equal(results.curl, "ran curl as network");
@@ -367,4 +374,52 @@ Deno.test("runAgent() shows the approver the gate's preview of an asking call, s
   await h.run();
   assert.deepEqual(seen, ["--- /home/a/.bashrc\n+alias x=y"]);
   assert.equal(h.broker.calls.length, 0);
+});
+
+Deno.test("runAgent() caps, neutralises and redacts tool results before the model, the journal and the events see them", async () => {
+  const huge = `API_TOKEN=tok-abc-123456\n\u001b[2J${"z".repeat(200_000)}\n\u{E0041}end\n`;
+  const h = harness(
+    [
+      { toolCalls: [{ id: "big", name: "read_file", arguments: { path: "a.txt" } }] },
+      { text: "The token was tok-abc-123456." },
+    ],
+    () => ok(huge),
+    { redact: createRedactor([]) },
+  );
+  await h.run();
+  const sent = h.model.requests[1].messages.find((m) => m.role === "tool")!.content as string;
+  const journaled = h.journal.find((m) => m.role === "tool")!.content;
+  assert.equal(journaled, sent, "the journal keeps what the model was sent");
+  assert.ok(new TextEncoder().encode(sent).length < 16_384 + 1024, `${sent.length} chars`);
+  assert.match(untrustedBody(sent), /^API_TOKEN=\[REDACTED\]\n/);
+  assert.match(sent, /\[odek: \d+ bytes \(\d+ lines\) omitted/);
+  assert.ok(
+    !sent.includes("\u001b") && !sent.includes("\u{E0041}"),
+    "raw escapes reached the model",
+  );
+  const flagged = h.events.find((e) => e.type === "content_flagged");
+  assert.deepEqual(flagged?.data, { call_id: "big", kinds: ["ansi_csi", "unicode_tag"] });
+  // Every event is redacted, including the model's own repetition of a value it read.
+  const all = JSON.stringify(h.events);
+  assert.ok(!all.includes("tok-abc-123456"), "an event holds the secret");
+  const text = h.events.filter((e) => e.type === "text_delta").map((e) =>
+    (e.data as { text: string }).text
+  ).join("");
+  assert.equal(text, "The token was [REDACTED].");
+});
+
+Deno.test("runAgent() honours toolOutput limits", async () => {
+  const h = harness(
+    [
+      { toolCalls: [{ id: "c", name: "read_file", arguments: { path: "a.txt" } }] },
+      { text: "ok" },
+    ],
+    () => ok("a".repeat(5000)),
+    {
+      toolOutput: { maxBytes: 2048, headBytes: 1000, tailBytes: 500 },
+    },
+  );
+  await h.run();
+  const body = untrustedBody(h.journal.find((m) => m.role === "tool")!.content as string);
+  assert.match(body, /^a{1000}\n\[odek: 3500 bytes \(0 lines\) omitted[^\]]*\]\na{500}$/);
 });
