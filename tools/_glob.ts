@@ -7,7 +7,7 @@ import { join, relative } from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { ToolFailure } from "./_protocol.ts";
-import { resolveReadTarget } from "./_resolve_target.ts";
+import { isWithin, resolveReadTarget } from "./_resolve_target.ts";
 
 /** Most matches one call returns. */
 export const MAX_GLOB_MATCHES = 1000;
@@ -46,7 +46,11 @@ export const GlobArgsSchema = z.strictObject({
  * }
  * ```
  */
-export async function glob(workspace: string, args: Record<string, unknown>): Promise<string> {
+export async function glob(
+  workspace: string,
+  args: Record<string, unknown>,
+  roots: readonly string[] = [],
+): Promise<string> {
   const { pattern, path } = GlobArgsSchema.parse(args);
   if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
     throw new ToolFailure(
@@ -55,9 +59,12 @@ export async function glob(workspace: string, args: Record<string, unknown>): Pr
     );
   }
   const root = await Deno.realPath(workspace);
-  const base = await resolveReadTarget(root, path);
+  const base = await resolveReadTarget(root, path, roots);
   if (!(await Deno.stat(base)).isDirectory) {
-    throw new ToolFailure("failed", `${path} is not a directory: glob needs a directory to search`);
+    throw new ToolFailure(
+      "failed",
+      `${path} is not a directory: glob needs a directory to search`,
+    );
   }
   const isMatch: (candidate: string) => boolean = picomatch(pattern);
   const matches: string[] = [];
@@ -74,7 +81,11 @@ export async function glob(workspace: string, args: Record<string, unknown>): Pr
       if (entry.isDirectory) {
         if (!SKIPPED_DIRECTORIES.includes(entry.name)) pending.push(rel);
       } else if (isMatch(rel)) {
-        matches.push(relative(root, join(base, rel)) || ".");
+        const found = join(base, rel);
+        // A match in a granted directory outside the workspace is shown absolute.
+        matches.push(
+          isWithin(root, found) ? relative(root, found) || "." : found,
+        );
       }
     }
   }

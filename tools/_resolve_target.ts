@@ -6,7 +6,15 @@
  *
  * @module
  */
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import {
+  basename,
+  dirname,
+  isAbsolute,
+  join,
+  relative,
+  resolve,
+  sep,
+} from "node:path";
 import { ToolFailure } from "./_protocol.ts";
 
 /**
@@ -14,7 +22,10 @@ import { ToolFailure } from "./_protocol.ts";
  * workspace.
  *
  * @param workspace the workspace (absolute)
- * @param path the path the model wrote, relative to the workspace or absolute inside it
+ * @param path the path the model wrote, relative to the workspace or absolute inside it (or
+ *   inside one of `extraRoots`)
+ * @param extraRoots directories the operator granted besides the workspace (`--add-dir`), each
+ *   realpathed; an absolute path inside one is contained by it instead of the workspace
  * @returns the real path
  * @throws {ToolFailure} `denied` when the path, or a symlink on its way, leads outside the
  *   workspace; `failed` when it does not exist
@@ -31,9 +42,13 @@ import { ToolFailure } from "./_protocol.ts";
  * }
  * ```
  */
-export async function resolveReadTarget(workspace: string, path: string): Promise<string> {
-  const root = await Deno.realPath(workspace);
-  return await realInside(root, lexicallyInside(root, path), path);
+export async function resolveReadTarget(
+  workspace: string,
+  path: string,
+  extraRoots: readonly string[] = [],
+): Promise<string> {
+  const { root, abs } = await containing(workspace, path, extraRoots);
+  return await realInside(root, abs, path);
 }
 
 /**
@@ -58,14 +73,25 @@ export async function resolveReadTarget(workspace: string, path: string): Promis
  * }
  * ```
  */
-export async function resolveWriteTarget(workspace: string, path: string): Promise<string> {
-  const root = await Deno.realPath(workspace);
-  const abs = lexicallyInside(root, path);
-  if (abs === root) throw new ToolFailure("failed", `${path} is the workspace directory itself`);
+export async function resolveWriteTarget(
+  workspace: string,
+  path: string,
+  extraRoots: readonly string[] = [],
+): Promise<string> {
+  const { root, abs } = await containing(workspace, path, extraRoots);
+  if (abs === root) {
+    throw new ToolFailure(
+      "failed",
+      `${path} is the workspace directory itself`,
+    );
+  }
   if (await lexists(abs)) {
     const real = await realInside(root, abs, path);
     if ((await Deno.stat(real)).isDirectory) {
-      throw new ToolFailure("failed", `${path} is a directory: name a file inside it`);
+      throw new ToolFailure(
+        "failed",
+        `${path} is a directory: name a file inside it`,
+      );
     }
     return real;
   }
@@ -77,11 +103,17 @@ export async function resolveWriteTarget(workspace: string, path: string): Promi
   }
   const realAncestor = await realInside(root, ancestor, path);
   if (!(await Deno.stat(realAncestor)).isDirectory) {
-    throw new ToolFailure("failed", `Cannot write ${path}: ${ancestor} is not a directory`);
+    throw new ToolFailure(
+      "failed",
+      `Cannot write ${path}: ${ancestor} is not a directory`,
+    );
   }
   const parent = join(realAncestor, ...missing.slice(0, -1));
   if (missing.length > 1) await Deno.mkdir(parent, { recursive: true });
-  return join(await realInside(root, parent, path), missing[missing.length - 1]);
+  return join(
+    await realInside(root, parent, path),
+    missing[missing.length - 1],
+  );
 }
 
 /**
@@ -99,7 +131,26 @@ export async function resolveWriteTarget(workspace: string, path: string): Promi
  */
 export function isWithin(parent: string, child: string): boolean {
   const rel = relative(parent, child);
-  return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
+  return rel === "" ||
+    (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
+}
+
+/** The root (the workspace, else the granted directory) `path` lies in lexically, and the path. */
+async function containing(
+  workspace: string,
+  path: string,
+  extraRoots: readonly string[],
+): Promise<{ root: string; abs: string }> {
+  const root = await Deno.realPath(workspace);
+  const abs = resolve(root, path);
+  if (!isWithin(root, abs)) {
+    for (const extra of extraRoots) {
+      if (isAbsolute(extra) && isWithin(extra, abs)) {
+        return { root: extra, abs };
+      }
+    }
+  }
+  return { root, abs: lexicallyInside(root, path) };
 }
 
 function lexicallyInside(root: string, path: string): string {
@@ -113,7 +164,11 @@ function lexicallyInside(root: string, path: string): string {
   return abs;
 }
 
-async function realInside(root: string, abs: string, shown: string): Promise<string> {
+async function realInside(
+  root: string,
+  abs: string,
+  shown: string,
+): Promise<string> {
   let real: string | undefined;
   try {
     real = await Deno.realPath(abs);
@@ -123,12 +178,17 @@ async function realInside(root: string, abs: string, shown: string): Promise<str
   if (real !== undefined && isWithin(root, real)) return real;
   const link = await escapingLink(root, abs);
   if (link === undefined && real === undefined) {
-    throw new ToolFailure("failed", `${shown} does not exist in the workspace ${root}`);
+    throw new ToolFailure(
+      "failed",
+      `${shown} does not exist in the workspace ${root}`,
+    );
   }
   const how = link === undefined
     ? `resolves to ${real}`
     : `${
-      link.path === resolve(root, shown) ? "is a symlink" : `goes through the symlink ${link.path}`
+      link.path === resolve(root, shown)
+        ? "is a symlink"
+        : `goes through the symlink ${link.path}`
     } pointing to ${link.target}`;
   throw new ToolFailure(
     "denied",

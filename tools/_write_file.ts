@@ -13,7 +13,10 @@ import { resolveWriteTarget } from "./_resolve_target.ts";
 export const MAX_WRITE_BYTES = 1024 * 1024;
 
 /** Arguments of `write_file`. */
-export const WriteFileArgsSchema = z.strictObject({ path: z.string().min(1), content: z.string() });
+export const WriteFileArgsSchema = z.strictObject({
+  path: z.string().min(1),
+  content: z.string(),
+});
 
 /**
  * Write `content` to `path` in the workspace, replacing the file atomically. A symlink inside the
@@ -37,7 +40,11 @@ export const WriteFileArgsSchema = z.strictObject({ path: z.string().min(1), con
  * }
  * ```
  */
-export async function writeFile(workspace: string, args: Record<string, unknown>): Promise<string> {
+export async function writeFile(
+  workspace: string,
+  args: Record<string, unknown>,
+  roots: readonly string[] = [],
+): Promise<string> {
   const { path, content } = WriteFileArgsSchema.parse(args);
   const bytes = new TextEncoder().encode(content);
   if (bytes.length > MAX_WRITE_BYTES) {
@@ -46,7 +53,7 @@ export async function writeFile(workspace: string, args: Record<string, unknown>
       `content is ${bytes.length} bytes, more than the 1 MiB write_file accepts: write the file in parts`,
     );
   }
-  const target = await resolveWriteTarget(workspace, path);
+  const target = await resolveWriteTarget(workspace, path, roots);
   let mode = 0o644;
   let existed = false;
   try {
@@ -55,7 +62,10 @@ export async function writeFile(workspace: string, args: Record<string, unknown>
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  const temp = join(dirname(target), `.${basename(target)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  const temp = join(
+    dirname(target),
+    `.${basename(target)}.${crypto.randomUUID().slice(0, 8)}.tmp`,
+  );
   try {
     const file = await Deno.open(temp, { write: true, createNew: true, mode });
     try {
@@ -72,9 +82,11 @@ export async function writeFile(workspace: string, args: Record<string, unknown>
     await Deno.remove(temp).catch(() => {});
     throw error;
   }
-  const lines = content === "" ? 0 : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
-  const counted = `${bytes.length} byte${bytes.length === 1 ? "" : "s"}, ${lines} line${
-    lines === 1 ? "" : "s"
-  }`;
+  const lines = content === ""
+    ? 0
+    : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
+  const counted = `${bytes.length} byte${
+    bytes.length === 1 ? "" : "s"
+  }, ${lines} line${lines === 1 ? "" : "s"}`;
   return `${existed ? "Replaced" : "Created"} ${path}: ${counted}`;
 }

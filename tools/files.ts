@@ -11,13 +11,22 @@
  * @module
  */
 import { glob } from "./_glob.ts";
-import { failureResponse, ToolFailure, ToolRequestSchema, type ToolResponse } from "./_protocol.ts";
+import {
+  failureResponse,
+  ToolFailure,
+  ToolRequestSchema,
+  type ToolResponse,
+} from "./_protocol.ts";
 import { readFile } from "./_read_file.ts";
 import { writeFile } from "./_write_file.ts";
 import { z } from "zod";
 
 /** A file tool: runs against the realpathed workspace, returns the text for the model. */
-export type FileTool = (workspace: string, args: Record<string, unknown>) => Promise<string>;
+export type FileTool = (
+  workspace: string,
+  args: Record<string, unknown>,
+  roots?: readonly string[],
+) => Promise<string>;
 
 /** The tools this child serves, by name. */
 export const FILE_TOOLS: Readonly<Record<string, FileTool>> = {
@@ -46,7 +55,11 @@ export async function handleRequestLine(line: string): Promise<ToolResponse> {
   try {
     json = JSON.parse(line);
   } catch (error) {
-    return failureResponse(-1, "request", new ToolFailure("invalid_arguments", String(error)));
+    return failureResponse(
+      -1,
+      "request",
+      new ToolFailure("invalid_arguments", String(error)),
+    );
   }
   const parsed = ToolRequestSchema.safeParse(json);
   if (!parsed.success) {
@@ -54,22 +67,36 @@ export async function handleRequestLine(line: string): Promise<ToolResponse> {
       ? (json as { id: number }).id
       : -1;
     const message = `Malformed request: ${z.prettifyError(parsed.error)}`;
-    return failureResponse(id, "request", new ToolFailure("invalid_arguments", message));
+    return failureResponse(
+      id,
+      "request",
+      new ToolFailure("invalid_arguments", message),
+    );
   }
-  const { id, tool, args, workspace } = parsed.data;
+  const { id, tool, args, workspace, roots } = parsed.data;
   const run = Object.hasOwn(FILE_TOOLS, tool) ? FILE_TOOLS[tool] : undefined;
   if (run === undefined) {
     const message = `The file-tool child has no tool ${tool}: it serves ${
       Object.keys(FILE_TOOLS).join(", ")
     }`;
-    return failureResponse(id, tool, new ToolFailure("invalid_arguments", message));
+    return failureResponse(
+      id,
+      tool,
+      new ToolFailure("invalid_arguments", message),
+    );
   }
   try {
-    return { id, ok: true, output: await run(workspace, args) };
+    return { id, ok: true, output: await run(workspace, args, roots ?? []) };
   } catch (error) {
     if (error instanceof z.ZodError) {
-      const message = `Invalid arguments for ${tool}: ${z.prettifyError(error)}`;
-      return failureResponse(id, tool, new ToolFailure("invalid_arguments", message));
+      const message = `Invalid arguments for ${tool}: ${
+        z.prettifyError(error)
+      }`;
+      return failureResponse(
+        id,
+        tool,
+        new ToolFailure("invalid_arguments", message),
+      );
     }
     return failureResponse(id, tool, error);
   }

@@ -9,10 +9,20 @@ import type { PermissionSet } from "./permission_set.ts";
 
 /** Where and how sandboxes are built. Every path is absolute and already realpathed. */
 export interface SandboxContext {
-  /** `bwrap`: mount namespace + Deno flags; `none`: Deno flags only, programs unconfined. */
-  mode: "bwrap" | "none";
+  /**
+   * `bwrap`: mount namespace + Deno flags; `docker`: programs in a container (see
+   * `render_docker.ts`), tool children as in `bwrap` mode (bwrap when installed, else Deno flags
+   * only); `none`: Deno flags only, programs unconfined.
+   */
+  mode: "bwrap" | "docker" | "none";
   /** The bwrap binary, or `null` when it is not installed. */
   bwrapPath: string | null;
+  /** The docker client (`docker` mode), or `null`/absent when it is not installed. */
+  dockerPath?: string | null;
+  /** The image programs run in (`docker` mode). @default "odek:latest" (Dockerfile.odek) */
+  dockerImage?: string;
+  /** Where the docker client finds its engine (`DOCKER_HOST`, `DOCKER_CONTEXT`, `DOCKER_CONFIG`). */
+  dockerEnv?: Record<string, string>;
   denoPath: string;
   denoDir: string;
   /** Holds `deno.json` (the tools' import map) and the tool-child entries. */
@@ -114,10 +124,13 @@ export function renderSandbox(
     inner.push(checked(command.entry));
   }
   if (c.mode === "none" || (c.bwrapPath === null && toolChild)) return { argv: inner, env };
+  if (c.mode === "docker" && !toolChild) {
+    throw new RangeError("In docker mode programs are rendered by renderDockerRun()");
+  }
   if (c.bwrapPath === null) {
     throw new OdekError(
       "SANDBOX_UNAVAILABLE",
-      'Cannot run a program as bwrap is not installed: run "apt-get install bubblewrap" as root, or set "sandbox": "none" in ODEK_HOME/config.jsonc to run unsandboxed',
+      'Cannot run a program as bwrap is not installed: run "apt-get install bubblewrap" as root, or set "sandbox" to "docker" (a container from Dockerfile.odek) or "none" (unsandboxed) in ODEK_HOME/config.jsonc',
     );
   }
   // [op, path, order at equal depth]; tmpfs hides before anything is bound back on top of it.

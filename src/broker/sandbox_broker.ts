@@ -8,8 +8,10 @@ import { z } from "zod";
 import { OdekError } from "../_util/odek_error.ts";
 import { fixedVerdict } from "../danger/fixed_verdict.ts";
 import type { TrustLevel } from "../danger/verdict.ts";
+import type { AddDir } from "../config/add_dirs.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { derivePermissions } from "./derive_permissions.ts";
+import { createMissingTargets, removeUntouched } from "./_granted_targets.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 import { runShell } from "./run_shell.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
@@ -24,6 +26,12 @@ export interface SandboxBrokerOptions {
    * an `OdekError` with code `WORKSPACE_INVALID` becomes a `denied` result.
    */
   resolveWorkspace: () => Promise<string>;
+  /**
+   * Validates the directories the operator granted (`--add-dir`) and returns them realpathed.
+   * Called before every call, like `resolveWorkspace`; `WORKSPACE_INVALID` becomes `denied`.
+   * @default none granted
+   */
+  resolveAddDirs?: () => Promise<AddDir[]>;
   /** The run's trust level: `untrusted` runs may only read. */
   trustLevel: TrustLevel;
   /** Shell timeout when the call names none, in milliseconds. @default 1_800_000 */
@@ -60,6 +68,8 @@ export class SandboxBroker implements ToolBroker {
   #shells = new Set<AbortController>();
   /** The next shell sandbox of each scope, started ahead of time (see `_sandbox_standby.ts`). */
   #standby = new SandboxStandby();
+  /** Shell calls in flight per granted write target, so a placeholder outlives every user. */
+  #targetUsers = new Map<string, number>();
   #closed = false;
 
   /** @param options context, workspace resolver, trust level and timeouts */
@@ -97,8 +107,10 @@ export class SandboxBroker implements ToolBroker {
     }
     const args = parsed.data;
     let workspace: string;
+    let addDirs: AddDir[];
     try {
       workspace = await this.#options.resolveWorkspace();
+      addDirs = (await this.#options.resolveAddDirs?.()) ?? [];
     } catch (error) {
       if (error instanceof OdekError && error.code === "WORKSPACE_INVALID") {
         return failure("denied", `${name} was not run: ${error.message}`);
@@ -120,10 +132,22 @@ export class SandboxBroker implements ToolBroker {
     const set = derivePermissions({ ...invocation, args }, verdict, trustLevel, {
       workspace,
       protectedRoots: context.protectedRoots,
+      addDirs,
     });
     if (tool.category === "files") {
-      return await this.#pool.call(name, args, { set, workspace, signal });
+      const roots = addDirs.map((dir) => dir.path);
+      return await this.#pool.call(name, args, { set, workspace, roots, signal });
     }
+    const granted = set.writePaths.filter((path) =>
+      path !== workspace && !addDirs.some((dir) => dir.path === path)
+    );
+    for (const target of granted) {
+      this.#targetUsers.set(target, (this.#targetUsers.get(target) ?? 0) + 1);
+    }
+    // After approval, before the sandbox: a missing granted target gets a placeholder to bind.
+    const placeholders = context.mode === "none"
+      ? [] // unconfined: the program writes the real path itself
+      : await createMissingTargets(granted, context.protectedRoots);
     const seconds = typeof args.timeout_seconds === "number" ? args.timeout_seconds : undefined;
     const controller = new AbortController();
     const onAbort = () => controller.abort();
@@ -138,11 +162,20 @@ export class SandboxBroker implements ToolBroker {
           ? seconds * 1000
           : this.#options.shellTimeoutMs ?? 1_800_000,
         signal: controller.signal,
-        standby: this.#standby,
+        // A spare started earlier may bind an older placeholder: start this one on demand.
+        ...(placeholders.length === 0 ? { standby: this.#standby } : {}),
       });
     } finally {
       this.#shells.delete(controller);
       signal?.removeEventListener("abort", onAbort);
+      for (const target of granted) {
+        this.#targetUsers.set(target, (this.#targetUsers.get(target) ?? 1) - 1);
+      }
+      const idle = placeholders.filter((p) => (this.#targetUsers.get(p.target) ?? 0) === 0);
+      await removeUntouched(idle);
+      for (const target of granted) {
+        if (this.#targetUsers.get(target) === 0) this.#targetUsers.delete(target);
+      }
     }
   }
 

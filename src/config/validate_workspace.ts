@@ -4,7 +4,7 @@
  * @module
  */
 import { relative, resolve, sep } from "node:path";
-import { findOverlap } from "./_real_path.ts";
+import { findOverlap } from "./find_overlap.ts";
 import { OdekError } from "../_util/odek_error.ts";
 
 /** Options for {@linkcode validateWorkspace}. */

@@ -1,5 +1,6 @@
 /**
- * Resolve links in a path that may not exist yet.
+ * Overlap between a path and odek's protected roots, compared as written and after resolving
+ * links, for paths that may not exist yet (design §4).
  *
  * @module
  */
@@ -10,6 +11,13 @@ import { dirname, join, relative, resolve, sep } from "node:path";
  *
  * @param path an absolute, normalised path
  * @returns the path with every link of its existing part resolved
+ *
+ * @example A missing path below an existing directory
+ * ```ts
+ * import { realPathOfPossiblyMissing } from "./find_overlap.ts";
+ * const tmp = await Deno.realPath("/tmp");
+ * if (await realPathOfPossiblyMissing("/tmp/odek-none/a") !== `${tmp}/odek-none/a`) throw new Error();
+ * ```
  */
 export async function realPathOfPossiblyMissing(path: string): Promise<string> {
   const missing: string[] = [];
@@ -49,6 +57,13 @@ export interface Overlap {
  * @param spellings the path as written and resolved (absolute)
  * @param protectedRoots the roots
  * @returns the overlap, or `null`
+ *
+ * @example A future file inside ODEK_HOME
+ * ```ts
+ * import { findOverlap } from "./find_overlap.ts";
+ * const overlap = await findOverlap(["/nonexistent/home/.odek/x"], ["/nonexistent/home/.odek"]);
+ * if (overlap?.how !== "inside") throw new Error(JSON.stringify(overlap));
+ * ```
  */
 export async function findOverlap(
   spellings: string[],
