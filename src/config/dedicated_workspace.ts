@@ -6,7 +6,7 @@
  */
 import { resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
-import { findOverlap } from "./find_overlap.ts";
+import { findOverlap, realPathOfPossiblyMissing } from "./find_overlap.ts";
 import { validateWorkspace } from "./validate_workspace.ts";
 
 /** The suffix appended to `ODEK_HOME`'s path: `~/.odek` → `~/.odek-workspace`. */
@@ -84,14 +84,15 @@ export async function provisionDedicatedWorkspace(
     );
   };
   if (written === "/") fail("it is the root directory", "Set ODEK_HOME to another directory.");
-  const overlap = await findOverlap([written], options.protectedRoots);
+  const resolved = await realPathOfPossiblyMissing(written);
+  const overlap = await findOverlap([written, resolved], options.protectedRoots);
   if (overlap !== null) {
     fail(
       `it ${overlap.how === "inside" ? "is inside" : "contains"} odek's protected directory ${
         overlap.root === overlap.compared
           ? overlap.root
           : `${overlap.root} (resolved: ${overlap.compared})`
-      }`,
+      }${resolved === written ? "" : ` (the path resolves to ${resolved})`}`,
       "Nothing was created. Set ODEK_HOME so that its sibling <ODEK_HOME>-workspace lies outside every protected directory, or pass --workspace <dir>.",
     );
   }
@@ -128,4 +129,3 @@ export async function provisionDedicatedWorkspace(
     role: { name: "the dedicated workspace", flag: `--workspace <dir>` },
   });
 }
-
