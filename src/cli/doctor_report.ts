@@ -19,7 +19,7 @@ import {
   probeBwrapSandbox,
   probeDenoVersion,
   probeDocker,
-} from "./_doctor_probes.ts";
+} from "../broker/sandbox_probes.ts";
 import { ODEK_VERSION } from "./version.ts";
 
 /** One protection layer: whether it is active for runs, and what was seen. */

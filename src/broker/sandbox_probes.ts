@@ -1,11 +1,12 @@
 /**
  * The probes behind `odek doctor`: each runs one real program (bwrap, docker, deno) with a short
- * timeout and reports what it saw. None throws.
+ * timeout and reports what it saw. None throws. They live here because only src/broker starts
+ * processes.
  *
  * @module
  */
-import type { PermissionSet } from "../broker/permission_set.ts";
-import { renderSandbox, type SandboxContext } from "../broker/render_sandbox.ts";
+import type { PermissionSet } from "./permission_set.ts";
+import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
 
 /** How long one probe may take, in milliseconds. */
 export const PROBE_TIMEOUT_MS = 10_000;
