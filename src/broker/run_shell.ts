@@ -10,6 +10,7 @@ import { BWRAP_INSTALL_COMMAND } from "./find_bwrap.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
 import { renderDockerRun } from "./render_docker.ts";
+import { currentUser } from "../_util/current_user.ts";
 import type { ToolResult } from "./tool_broker.ts";
 import { killSandbox } from "./_kill_sandbox.ts";
 import { type SandboxStandby, STANDBY_LAUNCHER } from "./_sandbox_standby.ts";
@@ -122,11 +123,7 @@ export async function runShell(command: string, options: RunShellOptions): Promi
   const viaStandby = context.mode === "bwrap" && options.standby !== undefined;
   const name = `odek-${crypto.randomUUID()}`;
   const { argv, env } = context.mode === "docker"
-    ? renderDockerRun(set, context, ["bash", "-c", command], {
-      name,
-      uid: Deno.uid() ?? 0,
-      gid: Deno.gid() ?? 0,
-    })
+    ? renderDockerRun(set, context, ["bash", "-c", command], { name, ...(await currentUser()) })
     : renderSandbox(set, context, {
       kind: "program",
       argv: ["bash", "-c", viaStandby ? STANDBY_LAUNCHER : command],

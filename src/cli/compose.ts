@@ -253,7 +253,13 @@ export async function buildBroker(
     context,
     // Validated before every call, never cached: type, owner and mode can change mid-run.
     resolveWorkspace: () =>
-      validateWorkspace(workspace, { protectedRoots, requirePrivate: dedicated }),
+      validateWorkspace(workspace, {
+        protectedRoots,
+        requirePrivate: dedicated,
+        ...(dedicated
+          ? { role: { name: "the dedicated workspace", flag: "--workspace <dir>" } }
+          : {}),
+      }),
     resolveAddDirs: () =>
       validateAddDirs(addDirs, [settings.paths.odekHome, settings.paths.installDir]),
     trustLevel: settings.config.trustLevel,

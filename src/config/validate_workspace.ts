@@ -5,6 +5,7 @@
  */
 import { relative, resolve, sep } from "node:path";
 import { findOverlap } from "./find_overlap.ts";
+import { currentUser } from "../_util/current_user.ts";
 import { OdekError } from "../_util/odek_error.ts";
 
 /** Options for {@linkcode validateWorkspace}. */
@@ -104,7 +105,7 @@ export async function validateWorkspace(
       `Use a directory that does not contain it: ${flag}.`,
     );
   }
-  if (options.requirePrivate) checkPrivate(info, fail, written);
+  if (options.requirePrivate) checkPrivate(info, (await currentUser()).uid, fail, written);
   return real;
 }
 
@@ -140,12 +141,12 @@ function describe(written: string, compared: string): string {
 /** Refuse a directory that other users can reach or that someone else owns. */
 function checkPrivate(
   info: Deno.FileInfo,
+  uid: number,
   fail: (why: string, fix: string) => never,
   path: string,
 ) {
   const mode = (info.mode ?? 0) & 0o777;
-  const uid = Deno.uid();
-  if (uid !== null && info.uid !== uid) {
+  if (info.uid !== uid) {
     fail(
       `it is owned by uid ${info.uid}, not by the current user (uid ${uid})`,
       `Run: chown ${uid} ${path}.`,
