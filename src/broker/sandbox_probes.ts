@@ -26,6 +26,13 @@ export interface ProbeOutput {
  * @param argv the program and its arguments
  * @param env the whole environment
  * @returns its output
+ *
+ * @example A program that is not there is a failed probe, not an exception
+ * ```ts
+ * import { probe } from "./sandbox_probes.ts";
+ * const out = await probe(["/nonexistent/odek-probe"]);
+ * if (out.ok || out.code !== null) throw new Error(JSON.stringify(out));
+ * ```
  */
 export async function probe(
   argv: string[],
@@ -76,6 +83,15 @@ export interface BwrapProbe {
  *
  * @param context the sandbox context, with a usable `workspace`
  * @returns whether it started and which interfaces it has
+ *
+ * @example Without bwrap nothing starts, and the reason says so
+ * ```ts
+ * import { probeBwrapSandbox } from "./sandbox_probes.ts";
+ * const result = await probeBwrapSandbox({ mode: "bwrap", bwrapPath: null, denoPath: "/d",
+ *   denoDir: "/d", toolsDir: "/t", workspace: "/tmp", home: "/tmp", odekHome: "/o",
+ *   installDir: "/i", protectedRoots: [], readOnlyHomeFiles: [] });
+ * if (result.started || !/bwrap is not installed/.test(result.error ?? "")) throw new Error();
+ * ```
  */
 export async function probeBwrapSandbox(context: SandboxContext): Promise<BwrapProbe> {
   const set: PermissionSet = {
@@ -126,6 +142,13 @@ export interface DockerProbe {
  * @param image the sandbox image
  * @param env the client's environment (`DOCKER_HOST`, …)
  * @returns what was found; `error` says what failed first
+ *
+ * @example No client
+ * ```ts
+ * import { probeDocker } from "./sandbox_probes.ts";
+ * const result = await probeDocker(null, "odek:latest", {});
+ * if (result.engine || result.error !== "the docker client is not installed") throw new Error();
+ * ```
  */
 export async function probeDocker(
   dockerPath: string | null,
@@ -182,6 +205,12 @@ export async function probeDocker(
  *
  * @param denoPath the binary
  * @returns e.g. `2.9.6`
+ *
+ * @example The running deno
+ * ```ts
+ * import { probeDenoVersion } from "./sandbox_probes.ts";
+ * if (await probeDenoVersion(Deno.execPath()) !== Deno.version.deno) throw new Error();
+ * ```
  */
 export async function probeDenoVersion(denoPath: string): Promise<string | null> {
   const out = await probe([denoPath, "--version"]);

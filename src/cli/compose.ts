@@ -212,11 +212,11 @@ export async function buildBroker(
   resolved: ResolvedWorkspace,
   io: CliIO,
   addDirs: readonly AddDir[] = [],
-): Promise<{ broker: SandboxBroker; bwrapMissing: boolean }> {
+): Promise<{ broker: SandboxBroker; bwrapMissing: boolean; dockerMissing: boolean }> {
   const { workspace, protectedRoots, dedicated } = resolved;
   const home = settings.paths.home;
   if (
-    settings.config.sandbox === "bwrap" &&
+    settings.config.sandbox !== "none" &&
     (home === "/" || !(await Deno.stat(home).catch(() => null))?.isDirectory)
   ) {
     throw new OdekError(
@@ -268,6 +268,7 @@ export async function buildBroker(
   return {
     broker,
     bwrapMissing: settings.config.sandbox === "bwrap" && context.bwrapPath === null,
+    dockerMissing: settings.config.sandbox === "docker" && !context.dockerPath,
   };
 }
 

@@ -19,6 +19,14 @@ import { HELP_TEXT } from "./help_text.ts";
  * @param io the CLI's streams and environment
  * @returns 0 when everything needed for a run works, 1 otherwise
  * @throws {OdekError} `USAGE` for bad flags; `CONFIG_INVALID` from the configuration
+ *
+ * @example Help
+ * ```ts
+ * import { doctorCommand } from "./doctor_command.ts";
+ * let out = "";
+ * const io = { stdout: { write: (t: string) => (out += t) }, stderr: { write() {} } } as never;
+ * if (await doctorCommand(["--help"], io) !== 0 || !out.includes("--json")) throw new Error(out);
+ * ```
  */
 export async function doctorCommand(args: string[], io: CliIO): Promise<number> {
   let values;
@@ -65,6 +73,12 @@ export async function doctorCommand(args: string[], io: CliIO): Promise<number> 
  *
  * @param report what {@linkcode doctorReport} found
  * @returns the text, ending with a newline
+ *
+ * @example
+ * ```ts ignore
+ * import { renderDoctorReport } from "./doctor_command.ts";
+ * Deno.stdout.write(new TextEncoder().encode(renderDoctorReport(report)));
+ * ```
  */
 export function renderDoctorReport(report: DoctorReport): string {
   const lines: string[] = [];

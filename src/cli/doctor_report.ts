@@ -76,6 +76,13 @@ export interface DoctorOptions {
  * @param io the CLI's environment and caller directory
  * @param options the workspace to check and the added directories
  * @returns the report
+ *
+ * @example Check the current directory (the probes really run)
+ * ```ts ignore
+ * import { doctorReport } from "./doctor_report.ts";
+ * const report = await doctorReport(settings, io, { dedicated: false, addDirs: [] });
+ * console.log(report.ok ? "ok" : report.problems.join("\n"));
+ * ```
  */
 export async function doctorReport(
   settings: Settings,

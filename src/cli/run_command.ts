@@ -60,7 +60,17 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     callerDir: io.callerDir,
   });
   const gate = await buildGate(settings, resolved, flags.yes, addDirs.granted);
-  const { broker, bwrapMissing } = await buildBroker(settings, resolved, io, addDirs.parsed);
+  const { broker, bwrapMissing, dockerMissing } = await buildBroker(
+    settings,
+    resolved,
+    io,
+    addDirs.parsed,
+  );
+  if (dockerMissing) {
+    io.stderr.write(
+      'odek: sandbox is "docker" but the docker client is not installed, so the shell tool is disabled. Install Docker, or set "sandbox" to "bwrap" (see odek doctor)\n',
+    );
+  }
   if (bwrapMissing) {
     io.stderr.write(
       'odek: bwrap is not installed, so the shell tool is disabled. Install it with: apt-get install bubblewrap (or set "sandbox" to "docker" or "none"; see odek doctor)\n',
