@@ -120,9 +120,7 @@ export async function readFile(
   const last = cutAfter > 0 ? cutAfter : Math.min(total, offset + limit - 1);
   const cut = cutAfter > 0 ? "; output cut at 1 MiB" : "";
   const more = last < total ? `; read on with offset=${last + 1}` : "";
-  return `${
-    shown.join("")
-  }[lines ${offset}-${last} of ${total} in ${path}${cut}${more}]`;
+  return `${shown.join("")}[lines ${offset}-${last} of ${total} in ${path}${cut}${more}]`;
 }
 
 /** Why the head of a file looks binary (a NUL byte, or >30 % non-printable bytes), or null. */
@@ -137,9 +135,7 @@ function binaryReason(bytes: Uint8Array): string | null {
     ) odd++;
   }
   const ratio = bytes.length === 0 ? 0 : odd / bytes.length;
-  return ratio > 0.3
-    ? `${Math.round(ratio * 100)}% non-printable bytes in the first 8 KiB`
-    : null;
+  return ratio > 0.3 ? `${Math.round(ratio * 100)}% non-printable bytes in the first 8 KiB` : null;
 }
 
 /** Feed every line of a byte stream to `onLine`; a line longer than 1 MiB is kept cut. */

@@ -82,11 +82,9 @@ export async function writeFile(
     await Deno.remove(temp).catch(() => {});
     throw error;
   }
-  const lines = content === ""
-    ? 0
-    : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
-  const counted = `${bytes.length} byte${
-    bytes.length === 1 ? "" : "s"
-  }, ${lines} line${lines === 1 ? "" : "s"}`;
+  const lines = content === "" ? 0 : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
+  const counted = `${bytes.length} byte${bytes.length === 1 ? "" : "s"}, ${lines} line${
+    lines === 1 ? "" : "s"
+  }`;
   return `${existed ? "Replaced" : "Created"} ${path}: ${counted}`;
 }

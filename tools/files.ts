@@ -11,12 +11,7 @@
  * @module
  */
 import { glob } from "./_glob.ts";
-import {
-  failureResponse,
-  ToolFailure,
-  ToolRequestSchema,
-  type ToolResponse,
-} from "./_protocol.ts";
+import { failureResponse, ToolFailure, ToolRequestSchema, type ToolResponse } from "./_protocol.ts";
 import { readFile } from "./_read_file.ts";
 import { writeFile } from "./_write_file.ts";
 import { z } from "zod";
@@ -89,9 +84,7 @@ export async function handleRequestLine(line: string): Promise<ToolResponse> {
     return { id, ok: true, output: await run(workspace, args, roots ?? []) };
   } catch (error) {
     if (error instanceof z.ZodError) {
-      const message = `Invalid arguments for ${tool}: ${
-        z.prettifyError(error)
-      }`;
+      const message = `Invalid arguments for ${tool}: ${z.prettifyError(error)}`;
       return failureResponse(
         id,
         tool,
