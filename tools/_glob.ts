@@ -61,10 +61,7 @@ export async function glob(
   const root = await Deno.realPath(workspace);
   const base = await resolveReadTarget(root, path, roots);
   if (!(await Deno.stat(base)).isDirectory) {
-    throw new ToolFailure(
-      "failed",
-      `${path} is not a directory: glob needs a directory to search`,
-    );
+    throw new ToolFailure("failed", `${path} is not a directory: glob needs a directory to search`);
   }
   const isMatch: (candidate: string) => boolean = picomatch(pattern);
   const matches: string[] = [];
@@ -83,9 +80,7 @@ export async function glob(
       } else if (isMatch(rel)) {
         const found = join(base, rel);
         // A match in a granted directory outside the workspace is shown absolute.
-        matches.push(
-          isWithin(root, found) ? relative(root, found) || "." : found,
-        );
+        matches.push(isWithin(root, found) ? relative(root, found) || "." : found);
       }
     }
   }

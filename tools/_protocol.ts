@@ -72,24 +72,15 @@ export class ToolFailure extends Error {
  * if (response.ok || response.error.kind !== "denied") throw new Error("not a denial");
  * ```
  */
-export function failureResponse(
-  id: number,
-  tool: string,
-  error: unknown,
-): ToolResponse {
+export function failureResponse(id: number, tool: string, error: unknown): ToolResponse {
   if (error instanceof ToolFailure) {
-    return {
-      id,
-      ok: false,
-      error: { name: error.name, message: error.message, kind: error.kind },
-    };
+    return { id, ok: false, error: { name: error.name, message: error.message, kind: error.kind } };
   }
   const err = error instanceof Error ? error : new Error(String(error));
   const rawCode: unknown = (err as Error & { code?: unknown }).code;
   const code = typeof rawCode === "string" ? rawCode : undefined;
   const denied = err instanceof Deno.errors.NotCapable ||
-    err instanceof Deno.errors.PermissionDenied || code === "EACCES" ||
-    code === "EROFS" ||
+    err instanceof Deno.errors.PermissionDenied || code === "EACCES" || code === "EROFS" ||
     code === "EPERM";
   const message = denied
     ? `${tool} was denied by the sandbox: ${err.message}. The scope of this call does not allow it.`

@@ -52,16 +52,10 @@ export async function readFile(
   const target = await resolveReadTarget(workspace, path, roots);
   const info = await Deno.stat(target);
   if (info.isDirectory) {
-    throw new ToolFailure(
-      "failed",
-      `${path} is a directory: list it with glob (path "${path}")`,
-    );
+    throw new ToolFailure("failed", `${path} is a directory: list it with glob (path "${path}")`);
   }
   if (!info.isFile) {
-    throw new ToolFailure(
-      "failed",
-      `${path} is not a regular file (a FIFO, socket or device)`,
-    );
+    throw new ToolFailure("failed", `${path} is not a regular file (a FIFO, socket or device)`);
   }
   const file = await Deno.open(target, { read: true });
   const head = new Uint8Array(BINARY_SNIFF_BYTES);
@@ -78,10 +72,7 @@ export async function readFile(
   const binary = binaryReason(head.subarray(0, headLength));
   if (binary !== null) {
     file.close();
-    throw new ToolFailure(
-      "failed",
-      `${path} looks binary (${binary}): read_file reads text only`,
-    );
+    throw new ToolFailure("failed", `${path} looks binary (${binary}): read_file reads text only`);
   }
   await file.seek(0, Deno.SeekMode.Start);
   const encoder = new TextEncoder();
@@ -100,9 +91,7 @@ export async function readFile(
       } else {
         cutAfter = total;
         entry = entry.subarray(0, MAX_READ_BYTES - 64);
-        shown.push(
-          `${new TextDecoder().decode(entry)} … [line cut at 1 MiB]\n`,
-        );
+        shown.push(`${new TextDecoder().decode(entry)} … [line cut at 1 MiB]\n`);
       }
       return;
     }
@@ -130,8 +119,7 @@ function binaryReason(bytes: Uint8Array): string | null {
   let odd = 0;
   for (const b of bytes) {
     if (
-      (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c &&
-        b !== 0x1b) || b === 0x7f
+      (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c && b !== 0x1b) || b === 0x7f
     ) odd++;
   }
   const ratio = bytes.length === 0 ? 0 : odd / bytes.length;
@@ -139,33 +127,22 @@ function binaryReason(bytes: Uint8Array): string | null {
 }
 
 /** Feed every line of a byte stream to `onLine`; a line longer than 1 MiB is kept cut. */
-async function splitLines(
-  stream: ReadableStream<Uint8Array>,
-  onLine: (line: string) => void,
-) {
+async function splitLines(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void) {
   const decoder = new TextDecoder();
   let carry = "";
   let overlong = false;
   const feed = (text: string) => {
     let start = 0;
-    for (
-      let nl = text.indexOf("\n");
-      nl !== -1;
-      nl = text.indexOf("\n", start)
-    ) {
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
       onLine(overlong ? carry : carry + text.slice(start, nl));
       carry = "";
       overlong = false;
       start = nl + 1;
     }
     if (!overlong) carry += text.slice(start);
-    if (carry.length > MAX_READ_BYTES) {
-      [carry, overlong] = [carry.slice(0, MAX_READ_BYTES), true];
-    }
+    if (carry.length > MAX_READ_BYTES) [carry, overlong] = [carry.slice(0, MAX_READ_BYTES), true];
   };
-  for await (const chunk of stream) {
-    feed(decoder.decode(chunk, { stream: true }));
-  }
+  for await (const chunk of stream) feed(decoder.decode(chunk, { stream: true }));
   feed(decoder.decode());
   if (carry !== "") onLine(carry);
 }

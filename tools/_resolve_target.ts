@@ -49,6 +49,7 @@ export async function resolveReadTarget(
  *
  * @param workspace the workspace (absolute)
  * @param path the path the model wrote
+ * @param extraRoots granted directories besides the workspace (see {@linkcode resolveReadTarget})
  * @returns the real path of the file to write (its parent exists)
  * @throws {ToolFailure} `denied` when it leads outside the workspace; `failed` when it is a
  *   directory or a parent is not a directory
@@ -71,19 +72,11 @@ export async function resolveWriteTarget(
   extraRoots: readonly string[] = [],
 ): Promise<string> {
   const { root, abs } = await containing(workspace, path, extraRoots);
-  if (abs === root) {
-    throw new ToolFailure(
-      "failed",
-      `${path} is the workspace directory itself`,
-    );
-  }
+  if (abs === root) throw new ToolFailure("failed", `${path} is the workspace directory itself`);
   if (await lexists(abs)) {
     const real = await realInside(root, abs, path);
     if ((await Deno.stat(real)).isDirectory) {
-      throw new ToolFailure(
-        "failed",
-        `${path} is a directory: name a file inside it`,
-      );
+      throw new ToolFailure("failed", `${path} is a directory: name a file inside it`);
     }
     return real;
   }
@@ -95,17 +88,11 @@ export async function resolveWriteTarget(
   }
   const realAncestor = await realInside(root, ancestor, path);
   if (!(await Deno.stat(realAncestor)).isDirectory) {
-    throw new ToolFailure(
-      "failed",
-      `Cannot write ${path}: ${ancestor} is not a directory`,
-    );
+    throw new ToolFailure("failed", `Cannot write ${path}: ${ancestor} is not a directory`);
   }
   const parent = join(realAncestor, ...missing.slice(0, -1));
   if (missing.length > 1) await Deno.mkdir(parent, { recursive: true });
-  return join(
-    await realInside(root, parent, path),
-    missing[missing.length - 1],
-  );
+  return join(await realInside(root, parent, path), missing[missing.length - 1]);
 }
 
 /**
@@ -123,8 +110,7 @@ export async function resolveWriteTarget(
  */
 export function isWithin(parent: string, child: string): boolean {
   const rel = relative(parent, child);
-  return rel === "" ||
-    (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
+  return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
 }
 
 /** The root (the workspace, else the granted directory) `path` lies in lexically, and the path. */
@@ -137,9 +123,7 @@ async function containing(
   const abs = resolve(root, path);
   if (!isWithin(root, abs)) {
     for (const extra of extraRoots) {
-      if (isAbsolute(extra) && isWithin(extra, abs)) {
-        return { root: extra, abs };
-      }
+      if (isAbsolute(extra) && isWithin(extra, abs)) return { root: extra, abs };
     }
   }
   return { root, abs: lexicallyInside(root, path) };
@@ -156,11 +140,7 @@ function lexicallyInside(root: string, path: string): string {
   return abs;
 }
 
-async function realInside(
-  root: string,
-  abs: string,
-  shown: string,
-): Promise<string> {
+async function realInside(root: string, abs: string, shown: string): Promise<string> {
   let real: string | undefined;
   try {
     real = await Deno.realPath(abs);
@@ -170,10 +150,7 @@ async function realInside(
   if (real !== undefined && isWithin(root, real)) return real;
   const link = await escapingLink(root, abs);
   if (link === undefined && real === undefined) {
-    throw new ToolFailure(
-      "failed",
-      `${shown} does not exist in the workspace ${root}`,
-    );
+    throw new ToolFailure("failed", `${shown} does not exist in the workspace ${root}`);
   }
   const how = link === undefined
     ? `resolves to ${real}`

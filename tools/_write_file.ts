@@ -13,10 +13,7 @@ import { resolveWriteTarget } from "./_resolve_target.ts";
 export const MAX_WRITE_BYTES = 1024 * 1024;
 
 /** Arguments of `write_file`. */
-export const WriteFileArgsSchema = z.strictObject({
-  path: z.string().min(1),
-  content: z.string(),
-});
+export const WriteFileArgsSchema = z.strictObject({ path: z.string().min(1), content: z.string() });
 
 /**
  * Write `content` to `path` in the workspace, replacing the file atomically. A symlink inside the
@@ -62,10 +59,7 @@ export async function writeFile(
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  const temp = join(
-    dirname(target),
-    `.${basename(target)}.${crypto.randomUUID().slice(0, 8)}.tmp`,
-  );
+  const temp = join(dirname(target), `.${basename(target)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
   try {
     const file = await Deno.open(temp, { write: true, createNew: true, mode });
     try {

@@ -50,11 +50,7 @@ export async function handleRequestLine(line: string): Promise<ToolResponse> {
   try {
     json = JSON.parse(line);
   } catch (error) {
-    return failureResponse(
-      -1,
-      "request",
-      new ToolFailure("invalid_arguments", String(error)),
-    );
+    return failureResponse(-1, "request", new ToolFailure("invalid_arguments", String(error)));
   }
   const parsed = ToolRequestSchema.safeParse(json);
   if (!parsed.success) {
@@ -62,11 +58,7 @@ export async function handleRequestLine(line: string): Promise<ToolResponse> {
       ? (json as { id: number }).id
       : -1;
     const message = `Malformed request: ${z.prettifyError(parsed.error)}`;
-    return failureResponse(
-      id,
-      "request",
-      new ToolFailure("invalid_arguments", message),
-    );
+    return failureResponse(id, "request", new ToolFailure("invalid_arguments", message));
   }
   const { id, tool, args, workspace, roots } = parsed.data;
   const run = Object.hasOwn(FILE_TOOLS, tool) ? FILE_TOOLS[tool] : undefined;
@@ -74,22 +66,14 @@ export async function handleRequestLine(line: string): Promise<ToolResponse> {
     const message = `The file-tool child has no tool ${tool}: it serves ${
       Object.keys(FILE_TOOLS).join(", ")
     }`;
-    return failureResponse(
-      id,
-      tool,
-      new ToolFailure("invalid_arguments", message),
-    );
+    return failureResponse(id, tool, new ToolFailure("invalid_arguments", message));
   }
   try {
     return { id, ok: true, output: await run(workspace, args, roots ?? []) };
   } catch (error) {
     if (error instanceof z.ZodError) {
       const message = `Invalid arguments for ${tool}: ${z.prettifyError(error)}`;
-      return failureResponse(
-        id,
-        tool,
-        new ToolFailure("invalid_arguments", message),
-      );
+      return failureResponse(id, tool, new ToolFailure("invalid_arguments", message));
     }
     return failureResponse(id, tool, error);
   }
