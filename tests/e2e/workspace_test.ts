@@ -132,3 +132,32 @@ Deno.test("odek run --add-dir refuses a directory inside ODEK_HOME before any mo
   assert.match(result.stderr, /Cannot use added directory .*inside odek's protected directory/);
   assert.equal(server.requests.length, 0);
 });
+
+sandboxTest(
+  "odek continue validates a session that ran in the dedicated workspace as the dedicated one",
+  async () => {
+    await using fx = await odekFixture();
+    const dedicated = `${fx.odekHome}-workspace`;
+    await using server = await startFakeOpenAIServer({
+      turns: [{ text: "first" }, shell("s1", "pwd"), { text: "second" }],
+    });
+    const first = await fx.run([
+      "run",
+      "--base-url",
+      server.url,
+      "--dedicated-workspace",
+      "--session",
+      "job",
+      "one",
+    ]);
+    assert.equal(first.code, 0, first.stderr);
+    await Deno.chmod(dedicated, 0o755);
+    const refused = await fx.run(["continue", "job", "again", "--base-url", server.url]);
+    assert.notEqual(refused.code, 0);
+    assert.ok(refused.stderr.includes(`Run: chmod 700 ${dedicated}.`), refused.stderr);
+    await Deno.chmod(dedicated, 0o700);
+    const resumed = await fx.run(["continue", "job", "again", "--base-url", server.url]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(toolMessages(server.requests[2].body)[0].content, new RegExp(`${dedicated}\\n`));
+  },
+);
