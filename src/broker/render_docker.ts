@@ -81,11 +81,29 @@ export function renderDockerRun(
   out.push("--user", `${options.uid}:${options.gid}`, "--entrypoint", "");
   out.push("--tmpfs", "/tmp:rw,exec,mode=1777", "--tmpfs", `${env.HOME}:rw,exec,mode=1777`);
   for (const file of c.readOnlyHomeFiles) out.push("--mount", bind(checked(file), true));
-  for (const path of reads) out.push("--mount", bind(path, !writes.has(path)));
+  // As in renderSandbox: a write path writable through a writable parent with nothing read-only
+  // or hidden between needs no mount of its own (and may not exist yet).
+  const blockers = [
+    "/tmp",
+    env.HOME,
+    ...c.readOnlyHomeFiles,
+    ...reads.filter((p) => !writes.has(p)),
+  ];
+  for (const path of reads) {
+    if (writes.has(path) && [...writes].some((other) => covers(other, path, blockers))) continue;
+    out.push("--mount", bind(path, !writes.has(path)));
+  }
   for (const [name, value] of Object.entries(env)) out.push("-e", `${name}=${value}`);
   out.push("-w", checked(c.workspace), c.dockerImage ?? DEFAULT_DOCKER_IMAGE, ...argv);
   const clientEnv: Record<string, string> = { PATH: SANDBOX_PATH, HOME: env.HOME, ...c.dockerEnv };
   return { argv: out, env: clientEnv };
+}
+
+function covers(parent: string, path: string, blockers: string[]): boolean {
+  const under = (p: string, root: string) =>
+    p !== root && p.startsWith(root === "/" ? "/" : `${root}/`);
+  return under(path, parent) &&
+    !blockers.some((b) => under(b, parent) && (b === path || under(path, b)));
 }
 
 function bind(path: string, readOnly: boolean): string {

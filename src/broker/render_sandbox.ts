@@ -147,7 +147,13 @@ export function renderSandbox(
     mounts.push(["--ro-bind", c.toolsDir, 1], ["--ro-bind", checked(c.denoPath), 1]);
     mounts.push(["--ro-bind-try", checked(c.denoDir), 1]);
   }
-  for (const path of reads) mounts.push([writes.includes(path) ? "--bind" : "--ro-bind", path, 2]);
+  for (const path of reads) if (!writes.includes(path)) mounts.push(["--ro-bind", path, 2]);
+  // A write path already writable through a writable parent, with nothing hiding or read-only
+  // between them, needs no bind of its own (and may not exist yet: a bind needs a source).
+  const blockers = mounts.map(([, path]) => path);
+  for (const path of writes) {
+    if (!writes.some((other) => covers(other, path, blockers))) mounts.push(["--bind", path, 2]);
+  }
   for (const [, path] of mounts) if (path === "/") throw new RangeError("Cannot hide or bind /");
   mounts.sort((a, b) => depth(a[1]) - depth(b[1]) || a[2] - b[2]);
   const argv = [
@@ -178,6 +184,14 @@ function checked(path: string): string {
 
 function unique(paths: string[]): string[] {
   return [...new Set(paths)].sort();
+}
+
+/** `parent` is a strict ancestor of `path` and no blocking mount lies between them or on `path`. */
+function covers(parent: string, path: string, hidden: string[]): boolean {
+  const under = (p: string, root: string) =>
+    p !== root && p.startsWith(root === "/" ? "/" : `${root}/`);
+  return under(path, parent) &&
+    !hidden.some((h) => under(h, parent) && (h === path || under(path, h)));
 }
 
 function depth(path: string): number {

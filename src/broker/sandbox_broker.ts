@@ -9,6 +9,7 @@ import { OdekError } from "../_util/odek_error.ts";
 import { fixedVerdict } from "../danger/fixed_verdict.ts";
 import type { TrustLevel } from "../danger/verdict.ts";
 import type { AddDir } from "../config/add_dirs.ts";
+import { isInside } from "../config/validate_workspace.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { derivePermissions } from "./derive_permissions.ts";
 import { createMissingTargets, removeUntouched } from "./_granted_targets.ts";
@@ -138,8 +139,11 @@ export class SandboxBroker implements ToolBroker {
       const roots = addDirs.map((dir) => dir.path);
       return await this.#pool.call(name, args, { set, workspace, roots, signal });
     }
+    // Granted targets: write paths other than the workspace and the added directories, and not
+    // inside another writable path (that one's bind already covers them).
     const granted = set.writePaths.filter((path) =>
-      path !== workspace && !addDirs.some((dir) => dir.path === path)
+      path !== workspace && !addDirs.some((dir) => dir.path === path) &&
+      !set.writePaths.some((other) => other !== path && isInside(path, other))
     );
     for (const target of granted) {
       this.#targetUsers.set(target, (this.#targetUsers.get(target) ?? 0) + 1);

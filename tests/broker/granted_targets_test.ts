@@ -134,3 +134,35 @@ sandboxTest(
     }
   },
 );
+
+sandboxTest(
+  "A missing granted target inside a writable workspace gets no placeholder: the workspace bind covers it",
+  async () => {
+    await using f = await makeSandboxFixture();
+    const broker = new SandboxBroker({
+      context: f.context,
+      resolveWorkspace: () => Promise.resolve(f.workspace),
+      trustLevel: "standard",
+    });
+    try {
+      const target = join(f.workspace, "build", "out.txt");
+      const result = await broker.run({
+        id: "c1",
+        name: "shell",
+        args: { command: "mkdir -p build/out.txt && ls -d build/out.txt" },
+        verdict: {
+          parts: [
+            { riskClass: "local_write", subject: "mkdir", targets: [f.workspace] },
+            { riskClass: "destructive", subject: "x", targets: [target] },
+          ],
+          decision: "ask",
+          reason: "test",
+        },
+      });
+      assert.ok(result.ok, textOf(result));
+      assert.ok((await Deno.stat(target)).isDirectory, "a placeholder file was bound over it");
+    } finally {
+      await broker.close();
+    }
+  },
+);

@@ -166,3 +166,20 @@ Deno.test({
     }
   },
 });
+
+Deno.test("renderDockerRun() mounts no write path that a writable parent already covers (it may not exist yet)", () => {
+  const { argv } = renderDockerRun(
+    set(["/srv/ws", "/srv/ws/build/out"], ["/srv/ws"]),
+    CONTEXT,
+    ["true"],
+    OPTIONS,
+  );
+  const mounts = values(argv, "--mount");
+  assert.ok(mounts.includes("type=bind,source=/srv/ws,target=/srv/ws"));
+  assert.equal(mounts.some((m) => m.includes("/srv/ws/build")), false);
+  const home = renderDockerRun(set(["/home", "/home/u/.newrc"]), CONTEXT, ["true"], OPTIONS);
+  assert.ok(
+    values(home.argv, "--mount").includes("type=bind,source=/home/u/.newrc,target=/home/u/.newrc"),
+    "a target under the home tmpfs must keep its own mount",
+  );
+});
