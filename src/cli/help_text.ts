@@ -72,6 +72,7 @@ to read the command from stdin. Runs use the same classifier for every tool call
 Flags:
   --trust <level>      untrusted, standard or trusted (default: config "trustLevel")
   --workspace <dir>    the workspace paths are judged against (default: the current directory)
+  --add-dir <dir>[:ro] an added directory, as for odek run (repeatable)
   --json               print the verdict as JSON: { parts, decision, reason }
   -h, --help           show this help`,
   doctor: `Usage: odek doctor [flags]
