@@ -5,7 +5,9 @@
  * - spawn → first model request against the fake server;
  * - the median gap between model requests in a 30-step run of `echo` shell calls against the fake
  *   server with zero latency, with the sandbox on (target ≤ 15 ms per step) and, for comparison,
- *   with `sandbox: none`.
+ *   with `sandbox: none`;
+ * - per-call overhead of `read_file` (reused child, new scope) and of `shell` in a fresh sandbox
+ *   (`bench/sandbox_bench.ts`).
  *
  * @module
  */
@@ -13,6 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeOpenAIServer } from "../src/testing/fake_openai_server.ts";
 import type { ScriptedTurn } from "../src/testing/fake_openai_server.ts";
+import { sandboxBench } from "./sandbox_bench.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const MAIN = join(ROOT, "main.ts");
@@ -130,3 +133,4 @@ for (const sandbox of ["bwrap", "none"] as const) {
     }`,
   );
 }
+await sandboxBench();

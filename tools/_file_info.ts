@@ -42,10 +42,11 @@ export const FileInfoArgsSchema = z.strictObject({ path: z.string().min(1) });
 export async function fileInfo(
   workspace: string,
   args: Record<string, unknown>,
+  roots: readonly string[] = [],
 ): Promise<string> {
   const { path } = FileInfoArgsSchema.parse(args);
   const root = await Deno.realPath(workspace);
-  const entry = await resolveEntryTarget(root, path);
+  const entry = await resolveEntryTarget(root, path, roots);
   const info = await Deno.lstat(entry);
   const type = info.isSymlink
     ? "symlink"

@@ -7,7 +7,7 @@ import { join, relative } from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { ToolFailure } from "./_protocol.ts";
-import { resolveReadTarget } from "./_resolve_target.ts";
+import { isWithin, resolveReadTarget } from "./_resolve_target.ts";
 
 /** Most matches one call returns. */
 export const MAX_GLOB_MATCHES = 1000;
@@ -49,6 +49,7 @@ export const GlobArgsSchema = z.strictObject({
 export async function glob(
   workspace: string,
   args: Record<string, unknown>,
+  roots: readonly string[] = [],
 ): Promise<string> {
   const { pattern, path } = GlobArgsSchema.parse(args);
   if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
@@ -58,7 +59,7 @@ export async function glob(
     );
   }
   const root = await Deno.realPath(workspace);
-  const base = await resolveReadTarget(root, path);
+  const base = await resolveReadTarget(root, path, roots);
   if (!(await Deno.stat(base)).isDirectory) {
     throw new ToolFailure(
       "failed",
@@ -80,7 +81,9 @@ export async function glob(
       if (entry.isDirectory) {
         if (!SKIPPED_DIRECTORIES.includes(entry.name)) pending.push(rel);
       } else if (isMatch(rel)) {
-        matches.push(relative(root, join(base, rel)) || ".");
+        const found = join(base, rel);
+        // A match in a granted directory outside the workspace is shown absolute.
+        matches.push(isWithin(root, found) ? relative(root, found) || "." : found);
       }
     }
   }

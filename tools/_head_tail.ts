@@ -45,9 +45,10 @@ export const HeadTailArgsSchema = z.strictObject({
 export async function headTail(
   workspace: string,
   args: Record<string, unknown>,
+  roots: readonly string[] = [],
 ): Promise<string> {
   const { path, from, lines } = HeadTailArgsSchema.parse(args);
-  const target = await resolveReadTarget(workspace, path);
+  const target = await resolveReadTarget(workspace, path, roots);
   using text = await openTextFile(target, path, "head_tail");
   const encoder = new TextEncoder();
   const kept: { n: number; entry: string; bytes: number }[] = [];

@@ -62,10 +62,11 @@ export const PatchArgsSchema = z.strictObject({
 export async function patch(
   workspace: string,
   args: Record<string, unknown>,
+  roots: readonly string[] = [],
 ): Promise<string> {
   const parsed = PatchArgsSchema.parse(args);
   const { path } = parsed;
-  const target = await resolveReadTarget(workspace, path);
+  const target = await resolveReadTarget(workspace, path, roots);
   let before: string;
   {
     using text = await openTextFile(target, path, "patch");

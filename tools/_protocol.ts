@@ -13,6 +13,8 @@ export const ToolRequestSchema = z.object({
   tool: z.string().min(1),
   args: z.record(z.string(), z.unknown()),
   workspace: z.string().startsWith("/"),
+  /** Realpathed directories the operator granted besides the workspace (`--add-dir`). */
+  roots: z.array(z.string().startsWith("/")).optional(),
 });
 /** One request from the core. */
 export type ToolRequest = z.infer<typeof ToolRequestSchema>;

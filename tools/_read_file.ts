@@ -46,9 +46,10 @@ export const ReadFileArgsSchema = z.strictObject({
 export async function readFile(
   workspace: string,
   args: Record<string, unknown>,
+  roots: readonly string[] = [],
 ): Promise<string> {
   const { path, offset, limit } = ReadFileArgsSchema.parse(args);
-  const target = await resolveReadTarget(workspace, path);
+  const target = await resolveReadTarget(workspace, path, roots);
   using text = await openTextFile(target, path, "read_file");
   const encoder = new TextEncoder();
   const shown: string[] = [];

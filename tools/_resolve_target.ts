@@ -14,7 +14,10 @@ import { ToolFailure } from "./_protocol.ts";
  * workspace.
  *
  * @param workspace the workspace (absolute)
- * @param path the path the model wrote, relative to the workspace or absolute inside it
+ * @param path the path the model wrote, relative to the workspace or absolute inside it (or
+ *   inside one of `extraRoots`)
+ * @param extraRoots directories the operator granted besides the workspace (`--add-dir`), each
+ *   realpathed; an absolute path inside one is contained by it instead of the workspace
  * @returns the real path
  * @throws {ToolFailure} `denied` when the path, or a symlink on its way, leads outside the
  *   workspace; `failed` when it does not exist
@@ -34,9 +37,10 @@ import { ToolFailure } from "./_protocol.ts";
 export async function resolveReadTarget(
   workspace: string,
   path: string,
+  extraRoots: readonly string[] = [],
 ): Promise<string> {
-  const root = await Deno.realPath(workspace);
-  return await realInside(root, lexicallyInside(root, path), path);
+  const { root, abs } = await containing(workspace, path, extraRoots);
+  return await realInside(root, abs, path);
 }
 
 /**
@@ -45,6 +49,7 @@ export async function resolveReadTarget(
  *
  * @param workspace the workspace (absolute)
  * @param path the path the model wrote
+ * @param extraRoots granted directories besides the workspace (see {@linkcode resolveReadTarget})
  * @returns the real path of the file to write (its parent exists)
  * @throws {ToolFailure} `denied` when it leads outside the workspace; `failed` when it is a
  *   directory or a parent is not a directory
@@ -64,15 +69,10 @@ export async function resolveReadTarget(
 export async function resolveWriteTarget(
   workspace: string,
   path: string,
+  extraRoots: readonly string[] = [],
 ): Promise<string> {
-  const root = await Deno.realPath(workspace);
-  const abs = lexicallyInside(root, path);
-  if (abs === root) {
-    throw new ToolFailure(
-      "failed",
-      `${path} is the workspace directory itself`,
-    );
-  }
+  const { root, abs } = await containing(workspace, path, extraRoots);
+  if (abs === root) throw new ToolFailure("failed", `${path} is the workspace directory itself`);
   if (await lexists(abs)) {
     const real = await realInside(root, abs, path);
     if ((await Deno.stat(real)).isDirectory) {
@@ -130,9 +130,9 @@ export async function resolveWriteTarget(
 export async function resolveEntryTarget(
   workspace: string,
   path: string,
+  extraRoots: readonly string[] = [],
 ): Promise<string> {
-  const root = await Deno.realPath(workspace);
-  const abs = lexicallyInside(root, path);
+  const { root, abs } = await containing(workspace, path, extraRoots);
   if (abs === root) return root;
   const entry = join(await realInside(root, dirname(abs), path), basename(abs));
   if (!(await lexists(entry))) {
@@ -161,6 +161,22 @@ export function isWithin(parent: string, child: string): boolean {
   const rel = relative(parent, child);
   return rel === "" ||
     (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
+}
+
+/** The root (the workspace, else the granted directory) `path` lies in lexically, and the path. */
+async function containing(
+  workspace: string,
+  path: string,
+  extraRoots: readonly string[],
+): Promise<{ root: string; abs: string }> {
+  const root = await Deno.realPath(workspace);
+  const abs = resolve(root, path);
+  if (!isWithin(root, abs)) {
+    for (const extra of extraRoots) {
+      if (isAbsolute(extra) && isWithin(extra, abs)) return { root: extra, abs };
+    }
+  }
+  return { root, abs: lexicallyInside(root, path) };
 }
 
 function lexicallyInside(root: string, path: string): string {

@@ -58,6 +58,7 @@ export const SearchFilesArgsSchema = z.strictObject({
 export async function searchFiles(
   workspace: string,
   args: Record<string, unknown>,
+  roots: readonly string[] = [],
 ): Promise<string> {
   const { pattern, path, include, ignore_case, max_results } = SearchFilesArgsSchema.parse(args);
   let regex: RegExp;
@@ -70,7 +71,7 @@ export async function searchFiles(
     );
   }
   const root = await Deno.realPath(workspace);
-  const base = await resolveReadTarget(root, path);
+  const base = await resolveReadTarget(root, path, roots);
   const matchesInclude = include === undefined ? () => true : picomatch(include, { dot: true });
   const files: { path: string; real: string }[] = [];
   if ((await Deno.stat(base)).isDirectory) {

@@ -8,10 +8,14 @@
 import { z } from "zod";
 import { failureResponse, ToolFailure, ToolRequestSchema, type ToolResponse } from "./_protocol.ts";
 
-/** A tool of a child: gets the request's workspace and raw arguments, returns the model's text (or a promise of it). */
+/**
+ * A tool of a child: gets the request's workspace, raw arguments and the extra directories
+ * (`--add-dir`) a target may also lie in; returns the model's text (or a promise of it).
+ */
 export type ChildTool = (
   workspace: string,
   args: Record<string, unknown>,
+  roots: readonly string[],
 ) => string | Promise<string>;
 
 /**
@@ -58,7 +62,7 @@ export async function answerRequestLine(
       new ToolFailure("invalid_arguments", message),
     );
   }
-  const { id, tool, args, workspace } = parsed.data;
+  const { id, tool, args, workspace, roots } = parsed.data;
   const run = Object.hasOwn(tools, tool) ? tools[tool] : undefined;
   if (run === undefined) {
     const message = `The ${child} child has no tool ${tool}: it serves ${
@@ -71,7 +75,7 @@ export async function answerRequestLine(
     );
   }
   try {
-    return { id, ok: true, output: await run(workspace, args) };
+    return { id, ok: true, output: await run(workspace, args, roots ?? []) };
   } catch (error) {
     if (error instanceof z.ZodError) {
       const message = `Invalid arguments for ${tool}: ${z.prettifyError(error)}`;

@@ -45,10 +45,11 @@ export const TreeArgsSchema = z.strictObject({
 export async function tree(
   workspace: string,
   args: Record<string, unknown>,
+  roots: readonly string[] = [],
 ): Promise<string> {
   const { path, depth, max_entries } = TreeArgsSchema.parse(args);
   const root = await Deno.realPath(workspace);
-  const base = await resolveReadTarget(root, path);
+  const base = await resolveReadTarget(root, path, roots);
   if (!(await Deno.stat(base)).isDirectory) {
     throw new ToolFailure(
       "failed",

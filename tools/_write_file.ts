@@ -43,6 +43,7 @@ export const WriteFileArgsSchema = z.strictObject({
 export async function writeFile(
   workspace: string,
   args: Record<string, unknown>,
+  roots: readonly string[] = [],
 ): Promise<string> {
   const { path, content } = WriteFileArgsSchema.parse(args);
   const bytes = new TextEncoder().encode(content);
@@ -52,7 +53,7 @@ export async function writeFile(
       `content is ${bytes.length} bytes, more than the 1 MiB write_file accepts: write the file in parts`,
     );
   }
-  const target = await resolveWriteTarget(workspace, path);
+  const target = await resolveWriteTarget(workspace, path, roots);
   let mode = 0o644;
   let existed = false;
   try {

@@ -27,6 +27,16 @@ export async function runBackgroundTool(
   try {
     switch (name) {
       case "bg_start": {
+        if (scope.context.mode === "docker") {
+          return {
+            ok: false,
+            error: {
+              kind: "sandbox_unavailable",
+              message:
+                'Background jobs run in bwrap sandboxes, and this odek runs programs in docker: use shell, or set "sandbox" to "bwrap"',
+            },
+          };
+        }
         const detached = args.detach === true;
         const job = await jobs.start(String(args.command), { ...scope, detached });
         const where = detached

@@ -30,6 +30,8 @@ export const ToolChildRequestSchema = z.object({
   tool: z.string().min(1),
   args: z.record(z.string(), z.unknown()),
   workspace: z.string().startsWith("/"),
+  /** Realpathed directories the operator granted besides the workspace (`--add-dir`). */
+  roots: z.array(z.string().startsWith("/")).optional(),
 });
 
 /** How a tool child is started: the rendered command line, its environment and cwd. */
@@ -119,7 +121,9 @@ export class ToolChild {
    * @param request the tool, its arguments and the realpathed workspace
    * @returns the tool result; `failed` when the child dies before answering
    */
-  call(request: { tool: string; args: Record<string, unknown>; workspace: string }): {
+  call(
+    request: { tool: string; args: Record<string, unknown>; workspace: string; roots?: string[] },
+  ): {
     result: Promise<ToolResult>;
     cancel: () => void;
   } {

@@ -14,15 +14,20 @@ export interface DerivePermissionsContext {
   workspace: string;
   /** Absolute paths no scope may ever name, contain or enter (ODEK_HOME, the install dir). */
   protectedRoots: string[];
+  /**
+   * Directories the operator granted (`--add-dir`), realpathed: always readable; a writable one
+   * is writable exactly when the workspace is. @default []
+   */
+  addDirs?: readonly { path: string; readOnly: boolean }[];
 }
 
 /**
  * Derive the scope one call runs with: the union of the scopes its verdict's parts grant.
  *
- * | class | adds to the base scope (the workspace readable) |
+ * | class | adds to the base scope (the workspace and the added directories readable) |
  * | --- | --- |
  * | `read`, `unknown`, `privileged`, `blocked` | nothing |
- * | `local_write`, `code_execution` | the workspace writable |
+ * | `local_write`, `code_execution` | the workspace and the writable added directories writable |
  * | `network` | `{ type: "proxy", allowDomains: [] }` (egress through the core's proxy) |
  * | `system_write`, `destructive` | exactly the part's targets writable |
  *
@@ -61,6 +66,7 @@ export function derivePermissions(
   context: DerivePermissionsContext,
 ): PermissionSet {
   const { workspace, protectedRoots } = context;
+  const addDirs = context.addDirs ?? [];
   const writePaths = new Set<string>();
   let network: NetworkPolicy = { type: "none" };
   const refused = verdict.decision === "deny" ||
@@ -68,7 +74,10 @@ export function derivePermissions(
   if (trustLevel !== "untrusted" && !refused) {
     for (const part of verdict.parts) {
       const scope = partScope(part.riskClass);
-      if (scope === "workspace_writable") writePaths.add(workspace);
+      if (scope === "workspace_writable") {
+        writePaths.add(workspace);
+        for (const dir of addDirs) if (!dir.readOnly) writePaths.add(dir.path);
+      }
       if (scope === "network") network = { type: "proxy", allowDomains: [] };
       if (scope === "targets_writable") {
         for (const target of part.targets) {
@@ -79,7 +88,7 @@ export function derivePermissions(
     }
   }
   return {
-    readPaths: [workspace],
+    readPaths: [...new Set([workspace, ...addDirs.map((dir) => dir.path)])].sort(),
     writePaths: [...writePaths].sort(),
     network,
     runBinaries: [],

@@ -9,10 +9,20 @@ import type { PermissionSet } from "./permission_set.ts";
 
 /** Where and how sandboxes are built. Every path is absolute and already realpathed. */
 export interface SandboxContext {
-  /** `bwrap`: mount namespace + Deno flags; `none`: Deno flags only, programs unconfined. */
-  mode: "bwrap" | "none";
+  /**
+   * `bwrap`: mount namespace + Deno flags; `docker`: programs in a container (see
+   * `render_docker.ts`), tool children as in `bwrap` mode (bwrap when installed, else Deno flags
+   * only); `none`: Deno flags only, programs unconfined.
+   */
+  mode: "bwrap" | "docker" | "none";
   /** The bwrap binary, or `null` when it is not installed. */
   bwrapPath: string | null;
+  /** The docker client (`docker` mode), or `null`/absent when it is not installed. */
+  dockerPath?: string | null;
+  /** The image programs run in (`docker` mode). @default "odek:latest" (Dockerfile.odek) */
+  dockerImage?: string;
+  /** Where the docker client finds its engine (`DOCKER_HOST`, `DOCKER_CONTEXT`, `DOCKER_CONFIG`). */
+  dockerEnv?: Record<string, string>;
   denoPath: string;
   denoDir: string;
   /** Holds `deno.json` (the tools' import map) and the tool-child entries. */
@@ -134,10 +144,13 @@ export function renderSandbox(
     inner.push(checked(command.entry));
   }
   if (c.mode === "none" || (c.bwrapPath === null && toolChild)) return { argv: inner, env };
+  if (c.mode === "docker" && !toolChild) {
+    throw new RangeError("In docker mode programs are rendered by renderDockerRun()");
+  }
   if (c.bwrapPath === null) {
     throw new OdekError(
       "SANDBOX_UNAVAILABLE",
-      'Cannot run a program as bwrap is not installed: run "apt-get install bubblewrap" as root, or set "sandbox": "none" in ODEK_HOME/config.jsonc to run unsandboxed',
+      'Cannot run a program as bwrap is not installed: run "apt-get install bubblewrap" as root, or set "sandbox" to "docker" (a container from Dockerfile.odek) or "none" (unsandboxed) in ODEK_HOME/config.jsonc',
     );
   }
   // [op, path, order at equal depth]; tmpfs hides before anything is bound back on top of it.
@@ -154,7 +167,13 @@ export function renderSandbox(
     mounts.push(["--ro-bind", c.toolsDir, 1], ["--ro-bind", checked(c.denoPath), 1]);
     mounts.push(["--ro-bind-try", checked(c.denoDir), 1]);
   }
-  for (const path of reads) mounts.push([writes.includes(path) ? "--bind" : "--ro-bind", path, 2]);
+  for (const path of reads) if (!writes.includes(path)) mounts.push(["--ro-bind", path, 2]);
+  // A write path already writable through a writable parent, with nothing hiding or read-only
+  // between them, needs no bind of its own (and may not exist yet: a bind needs a source).
+  const blockers = mounts.map(([, path]) => path);
+  for (const path of writes) {
+    if (!writes.some((other) => covers(other, path, blockers))) mounts.push(["--bind", path, 2]);
+  }
   for (const [, path] of mounts) if (path === "/") throw new RangeError("Cannot hide or bind /");
   mounts.sort((a, b) => depth(a[1]) - depth(b[1]) || a[2] - b[2]);
   const argv = [
@@ -185,6 +204,14 @@ function checked(path: string): string {
 
 function unique(paths: string[]): string[] {
   return [...new Set(paths)].sort();
+}
+
+/** `parent` is a strict ancestor of `path` and no blocking mount lies between them or on `path`. */
+function covers(parent: string, path: string, hidden: string[]): boolean {
+  const under = (p: string, root: string) =>
+    p !== root && p.startsWith(root === "/" ? "/" : `${root}/`);
+  return under(path, parent) &&
+    !hidden.some((h) => under(h, parent) && (h === path || under(path, h)));
 }
 
 function depth(path: string): number {

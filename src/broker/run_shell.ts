@@ -9,6 +9,8 @@ import { MAX_SHELL_STREAM_BYTES } from "./builtin_tools.ts";
 import { BWRAP_INSTALL_COMMAND } from "./find_bwrap.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
+import { renderDockerRun } from "./render_docker.ts";
+import { currentUser } from "../_util/current_user.ts";
 import type { ToolResult } from "./tool_broker.ts";
 import { killSandbox } from "./_kill_sandbox.ts";
 import { type SandboxStandby, STANDBY_LAUNCHER } from "./_sandbox_standby.ts";
@@ -95,7 +97,17 @@ export async function runShell(command: string, options: RunShellOptions): Promi
       error: {
         kind: "sandbox_unavailable",
         message:
-          `Cannot run shell commands as bwrap is not installed: run "${BWRAP_INSTALL_COMMAND}" as root, or set "sandbox": "none" in ODEK_HOME/config.jsonc to run unsandboxed`,
+          `Cannot run shell commands as bwrap is not installed: run "${BWRAP_INSTALL_COMMAND}" as root, or set "sandbox" to "docker" (a container from Dockerfile.odek) or "none" (unsandboxed) in ODEK_HOME/config.jsonc`,
+      },
+    };
+  }
+  if (context.mode === "docker" && !context.dockerPath) {
+    return {
+      ok: false,
+      error: {
+        kind: "sandbox_unavailable",
+        message:
+          `Cannot run shell commands as sandbox is "docker" and the docker client is not installed: install Docker, or set "sandbox" to "bwrap" (${BWRAP_INSTALL_COMMAND}) in ODEK_HOME/config.jsonc`,
       },
     };
   }
@@ -109,10 +121,13 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     };
   }
   const viaStandby = context.mode === "bwrap" && options.standby !== undefined;
-  const { argv, env } = renderSandbox(set, context, {
-    kind: "program",
-    argv: ["bash", "-c", viaStandby ? STANDBY_LAUNCHER : command],
-  });
+  const name = `odek-${crypto.randomUUID()}`;
+  const { argv, env } = context.mode === "docker"
+    ? renderDockerRun(set, context, ["bash", "-c", command], { name, ...(await currentUser()) })
+    : renderSandbox(set, context, {
+      kind: "program",
+      argv: ["bash", "-c", viaStandby ? STANDBY_LAUNCHER : command],
+    });
   let started = performance.now();
   let program: Started;
   if (viaStandby) {
@@ -125,6 +140,8 @@ export async function runShell(command: string, options: RunShellOptions): Promi
   } else {
     program = context.mode === "bwrap"
       ? startSandboxed(argv, env, context.workspace)
+      : context.mode === "docker"
+      ? startContainer(argv, env, name)
       : startUnconfined(argv, env, context.workspace);
   }
   let ended: "timeout" | "interrupted" | null = null;
@@ -185,6 +202,50 @@ function watchSandboxed(child: Deno.ChildProcess): Started {
     }),
     kill: () => {
       if (!reaped) void killSandbox(child.pid); // the whole pid namespace dies with its pid 1
+    },
+  };
+}
+
+/**
+ * A `docker run` client: killing the client does not stop the container, so a kill also runs
+ * `docker kill <name>` (the container's `--init` then takes every process in it down) and stops
+ * reading the client's pipes.
+ */
+function startContainer(argv: string[], env: Record<string, string>, name: string): Started {
+  const child = new Deno.Command(argv[0], {
+    args: argv.slice(1),
+    clearEnv: true,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let exited = false;
+  const stopReading = new AbortController();
+  return {
+    stdout: readUntil(child.stdout, stopReading.signal),
+    stderr: readUntil(child.stderr, stopReading.signal),
+    exited: child.status.then((status) => {
+      exited = true;
+      return status.code;
+    }),
+    kill: () => {
+      if (!exited) {
+        new Deno.Command(argv[0], {
+          args: ["kill", name],
+          clearEnv: true,
+          env,
+          stdin: "null",
+          stdout: "null",
+          stderr: "null",
+        }).output().catch(() => {});
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+      stopReading.abort();
     },
   };
 }

@@ -9,9 +9,12 @@ import { z } from "zod";
 import { OdekError } from "../_util/odek_error.ts";
 import { fixedVerdict } from "../danger/fixed_verdict.ts";
 import type { TrustLevel } from "../danger/verdict.ts";
+import type { AddDir } from "../config/add_dirs.ts";
+import { isInside } from "../config/validate_workspace.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { derivePermissions } from "./derive_permissions.ts";
 import type { PermissionSet } from "./permission_set.ts";
+import { createMissingTargets, removeUntouched } from "./_granted_targets.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 import { runShell } from "./run_shell.ts";
 import { BackgroundJobs } from "./background_jobs.ts";
@@ -28,6 +31,12 @@ export interface SandboxBrokerOptions {
    * an `OdekError` with code `WORKSPACE_INVALID` becomes a `denied` result.
    */
   resolveWorkspace: () => Promise<string>;
+  /**
+   * Validates the directories the operator granted (`--add-dir`) and returns them realpathed.
+   * Called before every call, like `resolveWorkspace`; `WORKSPACE_INVALID` becomes `denied`.
+   * @default none granted
+   */
+  resolveAddDirs?: () => Promise<AddDir[]>;
   /** The run's trust level: `untrusted` runs may only read. */
   trustLevel: TrustLevel;
   /** Shell timeout when the call names none, in milliseconds. @default 1_800_000 */
@@ -80,6 +89,8 @@ export class SandboxBroker implements ToolBroker {
   #standby = new SandboxStandby();
   /** Background jobs of this run (`bg_*`): non-detached ones are stopped by close(). */
   #jobs = new BackgroundJobs();
+  /** Shell calls in flight per granted write target, so a placeholder outlives every user. */
+  #targetUsers = new Map<string, number>();
   #closed = false;
 
   /** @param options context, workspace resolver, trust level and timeouts */
@@ -123,8 +134,10 @@ export class SandboxBroker implements ToolBroker {
     }
     const args = parsed.data;
     let workspace: string;
+    let addDirs: AddDir[];
     try {
       workspace = await this.#options.resolveWorkspace();
+      addDirs = (await this.#options.resolveAddDirs?.()) ?? [];
     } catch (error) {
       if (error instanceof OdekError && error.code === "WORKSPACE_INVALID") {
         return failure("denied", `${name} was not run: ${error.message}`);
@@ -146,9 +159,11 @@ export class SandboxBroker implements ToolBroker {
     const set = derivePermissions({ ...invocation, args }, verdict, trustLevel, {
       workspace,
       protectedRoots: context.protectedRoots,
+      addDirs,
     });
     if (tool.category === "files") {
-      return await this.#pool.call(name, args, { set, workspace, signal });
+      const roots = addDirs.map((dir) => dir.path);
+      return await this.#pool.call(name, args, { set, workspace, roots, signal });
     }
     if (tool.category === "compute") {
       return await this.#computePool.call(name, args, {
@@ -166,6 +181,19 @@ export class SandboxBroker implements ToolBroker {
     if (tool.category !== "shell") {
       return failure("unknown_tool", `${name} does not run in a sandbox`);
     }
+    // Granted targets: write paths other than the workspace and the added directories, and not
+    // inside another writable path (that one's bind already covers them).
+    const granted = set.writePaths.filter((path) =>
+      path !== workspace && !addDirs.some((dir) => dir.path === path) &&
+      !set.writePaths.some((other) => other !== path && isInside(path, other))
+    );
+    for (const target of granted) {
+      this.#targetUsers.set(target, (this.#targetUsers.get(target) ?? 0) + 1);
+    }
+    // After approval, before the sandbox: a missing granted target gets a placeholder to bind.
+    const placeholders = context.mode === "none"
+      ? [] // unconfined: the program writes the real path itself
+      : await createMissingTargets(granted, context.protectedRoots);
     const seconds = typeof args.timeout_seconds === "number" ? args.timeout_seconds : undefined;
     const controller = new AbortController();
     const onAbort = () => controller.abort();
@@ -180,11 +208,20 @@ export class SandboxBroker implements ToolBroker {
           ? seconds * 1000
           : this.#options.shellTimeoutMs ?? 1_800_000,
         signal: controller.signal,
-        standby: this.#standby,
+        // A spare started earlier may bind an older placeholder: start this one on demand.
+        ...(placeholders.length === 0 ? { standby: this.#standby } : {}),
       });
     } finally {
       this.#shells.delete(controller);
       signal?.removeEventListener("abort", onAbort);
+      for (const target of granted) {
+        this.#targetUsers.set(target, (this.#targetUsers.get(target) ?? 1) - 1);
+      }
+      const idle = placeholders.filter((p) => (this.#targetUsers.get(p.target) ?? 0) === 0);
+      await removeUntouched(idle);
+      for (const target of granted) {
+        if (this.#targetUsers.get(target) === 0) this.#targetUsers.delete(target);
+      }
     }
   }
 

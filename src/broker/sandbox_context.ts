@@ -6,6 +6,7 @@
 import { join, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { findBwrap } from "./find_bwrap.ts";
+import { DEFAULT_DOCKER_IMAGE } from "./render_docker.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 
 /** Options for {@linkcode sandboxContextFromEnvironment}. */
@@ -14,8 +15,11 @@ export interface SandboxContextFromEnvironmentOptions {
   odekHome: string;
   /** The directory holding `main.ts` and `tools/`: hidden in every sandbox but `tools/`. */
   installDir: string;
-  /** `bwrap` (default in config) or `none` (operator's explicit choice to run unconfined). */
-  mode: "bwrap" | "none";
+  /**
+   * `bwrap` (default in config), `docker` (programs in a container from Dockerfile.odek) or
+   * `none` (operator's explicit choice to run unconfined).
+   */
+  mode: "bwrap" | "docker" | "none";
   /** The deno that runs tool children. @default Deno.execPath() */
   denoPath?: string;
 }
@@ -24,7 +28,9 @@ export interface SandboxContextFromEnvironmentOptions {
  * Fill a sandbox context from the environment: `home` from `HOME`; `denoDir` from `DENO_DIR`,
  * else `$XDG_CACHE_HOME/deno`, else `~/.cache/deno`; `toolsDir` = `<installDir>/tools`;
  * `bwrapPath` from {@linkcode findBwrap}; `readOnlyHomeFiles` = `~/.gitconfig` when it exists;
- * `protectedRoots` = `[odekHome, installDir]`.
+ * `protectedRoots` = `[odekHome, installDir]`. In `docker` mode also `dockerPath` (`docker` on
+ * `PATH`), `dockerImage` (`ODEK_DOCKER_IMAGE`, else `odek:latest`) and `dockerEnv`
+ * (`DOCKER_HOST`, `DOCKER_CONTEXT`, `DOCKER_CONFIG` when set).
  *
  * Every path is realpathed when it exists. A protected root that does not exist yet is left out
  * (bwrap cannot mount over a missing path under the read-only `/`); one inside the home is
@@ -72,9 +78,21 @@ export async function sandboxContextFromEnvironment(
   const protectedRoots: string[] = [];
   for (const root of [odekHome, installDir]) if (await exists(root)) protectedRoots.push(root);
   const gitconfig = join(home, ".gitconfig");
+  const dockerEnv: Record<string, string> = {};
+  for (const name of ["DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG"]) {
+    const value = Deno.env.get(name);
+    if (value) dockerEnv[name] = value;
+  }
   return {
     mode: options.mode,
     bwrapPath: await findBwrap(),
+    ...(options.mode === "docker"
+      ? {
+        dockerPath: findOnPath("docker", Deno.env.get("PATH") ?? "/usr/bin:/bin"),
+        dockerImage: Deno.env.get("ODEK_DOCKER_IMAGE") || DEFAULT_DOCKER_IMAGE,
+        dockerEnv,
+      }
+      : {}),
     denoPath: await realOrSelf(options.denoPath ?? Deno.execPath()),
     denoDir,
     toolsDir: join(installDir, "tools"),
@@ -84,6 +102,20 @@ export async function sandboxContextFromEnvironment(
     protectedRoots,
     readOnlyHomeFiles: (await exists(gitconfig)) ? [gitconfig] : [],
   };
+}
+
+/** The first executable file named `name` in the `:`-separated `path`, or `null`. */
+function findOnPath(name: string, path: string): string | null {
+  for (const dir of path.split(":")) {
+    if (!dir.startsWith("/")) continue;
+    try {
+      const info = Deno.statSync(join(dir, name));
+      if (info.isFile && ((info.mode ?? 0) & 0o111) !== 0) return join(dir, name);
+    } catch {
+      // not here
+    }
+  }
+  return null;
 }
 
 async function realOrSelf(path: string): Promise<string> {

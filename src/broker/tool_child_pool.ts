@@ -31,6 +31,12 @@ export interface ToolChildCallOptions {
   set: PermissionSet;
   /** The realpathed workspace: the child's cwd and the root every target must stay in. */
   workspace: string;
+  /**
+   * Realpathed directories the operator granted (`--add-dir`): targets inside them are contained
+   * by them instead of the workspace. The child's flags and mounts still come from `set` alone.
+   * @default []
+   */
+  roots?: string[];
   /** Stops waiting for the answer (the result is `interrupted`); the child keeps running. */
   signal?: AbortSignal;
 }
@@ -101,7 +107,13 @@ export class ToolChildPool {
     }
     if (signal?.aborted) return interrupted(tool);
     const child = this.#childFor(set, workspace);
-    const { result, cancel } = child.call({ tool, args, workspace });
+    const roots = options.roots ?? [];
+    const { result, cancel } = child.call({
+      tool,
+      args,
+      workspace,
+      ...(roots.length > 0 ? { roots } : {}),
+    });
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
     const stop = new Promise<ToolResult>((resolve) => {

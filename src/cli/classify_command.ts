@@ -11,7 +11,7 @@ import type { Classifier, ClassifyContext } from "../danger/classifier.ts";
 import { createClassifier } from "../danger/create_classifier.ts";
 import type { Verdict } from "../danger/verdict.ts";
 import type { CliIO } from "./cli_io.ts";
-import { loadSettings, resolveWorkspace } from "./compose.ts";
+import { loadSettings, resolveAddDirs, resolveWorkspace } from "./compose.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
 
@@ -24,6 +24,7 @@ export interface ClassifyCommandOptions {
 const FLAGS = {
   trust: { type: "string" },
   workspace: { type: "string" },
+  "add-dir": { type: "string", multiple: true },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -55,8 +56,8 @@ function render(verdict: Verdict, context: ClassifyContext): string {
 /**
  * Run `odek classify` with its arguments (after the word `classify`): one positional command
  * (or `-` to read it from stdin), `--trust untrusted|standard|trusted` (default: the config's
- * `trustLevel`), `--workspace <dir>` (as for `odek run`; default the caller's directory), and
- * `--json` to print the verdict (`{ parts, decision, reason }`) as JSON. Nothing is run.
+ * `trustLevel`), `--workspace <dir>` (as for `odek run`; default the caller's directory),
+ * `--add-dir <dir>[:ro]` (as for `odek run`), and `--json` to print the verdict (`{ parts, decision, reason }`) as JSON. Nothing is run.
  *
  * @param args the arguments after `classify`
  * @param io the process streams and environment
@@ -124,10 +125,13 @@ export async function classifyCommand(
     values.workspace,
     io.callerDir,
   );
+  // As in runs: config addDirs and --add-dir, validated.
+  const addDirs = await resolveAddDirs(settings, values["add-dir"] ?? [], io.callerDir);
   const context: ClassifyContext = {
     workspace,
     home: settings.paths.home,
     protectedRoots,
+    addDirs: addDirs.granted,
     trustLevel: trust?.data ?? settings.config.trustLevel,
   };
   const classifier = options.classifier ?? await createClassifier();

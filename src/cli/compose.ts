@@ -24,6 +24,11 @@ import type { ConfigLayer, OdekConfig } from "../config/odek_config.ts";
 import { type OdekPaths, resolveOdekPaths } from "../config/odek_paths.ts";
 import { resolveConfig } from "../config/resolve_config.ts";
 import { isInside, validateWorkspace } from "../config/validate_workspace.ts";
+import { type AddDir, parseAddDir, validateAddDirs } from "../config/add_dirs.ts";
+import {
+  dedicatedWorkspacePath,
+  provisionDedicatedWorkspace,
+} from "../config/dedicated_workspace.ts";
 import type { Model } from "../llm/model.ts";
 import { OpenAIModel } from "../llm/openai_model.ts";
 import { recordingFetch } from "../llm/recording_fetch.ts";
@@ -120,9 +125,22 @@ export function protectedRootsFor(
     : [paths.odekHome, paths.installDir];
 }
 
+/** A resolved workspace and how it must be validated before every spawn. */
+export interface ResolvedWorkspace {
+  /** Real path. */
+  workspace: string;
+  /** The roots it was checked against (and every spawn checks it against). */
+  protectedRoots: string[];
+  /** The dedicated workspace: it must also stay private (owner, mode 0700). */
+  dedicated: boolean;
+}
+
 /**
- * Resolve and validate the workspace: `--workspace` (relative to the caller's directory) or the
- * caller's directory.
+ * Resolve and validate the workspace: `--workspace` (relative to the caller's directory), the
+ * dedicated workspace beside ODEK_HOME (`--dedicated-workspace` or config `dedicatedWorkspace`,
+ * created with mode 0700 when missing, after the overlap check), or the caller's directory. A
+ * `requested` path that is the dedicated workspace (a session that ran there) is validated as
+ * the dedicated one.
  *
  * @throws {OdekError} `WORKSPACE_INVALID` with the path and what to do.
  */
@@ -130,15 +148,27 @@ export async function resolveWorkspace(
   settings: Settings,
   requested: string | undefined,
   callerDir: string,
-): Promise<{ workspace: string; protectedRoots: string[] }> {
+  options: { dedicated?: boolean } = {},
+): Promise<ResolvedWorkspace> {
+  const { paths } = settings;
+  const dedicatedPath = dedicatedWorkspacePath(paths.odekHome);
   const explicit = requested !== undefined;
   const path = explicit
     ? (isAbsolute(requested) ? requested : resolve(callerDir, requested))
+    : options.dedicated
+    ? dedicatedPath
     : callerDir;
-  const protectedRoots = protectedRootsFor(settings.paths, resolve(path), explicit);
+  const dedicated = (options.dedicated && !explicit) || resolve(path) === dedicatedPath ||
+    (await Deno.realPath(path).catch(() => null)) ===
+      (await Deno.realPath(dedicatedPath).catch(() => undefined));
+  const protectedRoots = dedicated
+    ? [paths.odekHome, paths.installDir]
+    : protectedRootsFor(paths, resolve(path), explicit);
   let workspace: string;
   try {
-    workspace = await validateWorkspace(path, { protectedRoots });
+    workspace = dedicated
+      ? await provisionDedicatedWorkspace(dedicatedPath, { protectedRoots })
+      : await validateWorkspace(path, { protectedRoots });
   } catch (error) {
     if (error instanceof OdekError) throw error;
     throw new OdekError(
@@ -159,19 +189,41 @@ export async function resolveWorkspace(
       }: its path holds a comma or a control character, which the sandbox cannot mount. Rename it or choose another with --workspace <dir>.`,
     );
   }
-  return { workspace, protectedRoots };
+  return { workspace, protectedRoots, dedicated };
+}
+
+/**
+ * The directories the operator granted: config `addDirs` (absolute) and `--add-dir` flags
+ * (relative to the caller's directory), parsed and validated once here so a bad one stops the
+ * run before it starts; the broker validates them again before every spawn.
+ *
+ * @returns the parsed directories (as written) and their validated real paths
+ * @throws {OdekError} `USAGE`, `CONFIG_INVALID` or `WORKSPACE_INVALID` naming the directory
+ */
+export async function resolveAddDirs(
+  settings: Settings,
+  flagDirs: readonly string[],
+  callerDir: string,
+): Promise<{ parsed: AddDir[]; granted: AddDir[] }> {
+  const parsed = [
+    ...settings.config.addDirs.map((spec) => parseAddDir(spec, undefined)),
+    ...flagDirs.map((spec) => parseAddDir(spec, callerDir)),
+  ];
+  const roots = [settings.paths.odekHome, settings.paths.installDir];
+  return { parsed, granted: await validateAddDirs(parsed, roots) };
 }
 
 /** The broker for a run; the workspace is validated again before every spawn. */
 export async function buildBroker(
   settings: Settings,
-  workspace: string,
-  protectedRoots: string[],
+  resolved: ResolvedWorkspace,
   io: CliIO,
-): Promise<{ broker: SandboxBroker; bwrapMissing: boolean }> {
+  addDirs: readonly AddDir[] = [],
+): Promise<{ broker: SandboxBroker; bwrapMissing: boolean; dockerMissing: boolean }> {
+  const { workspace, protectedRoots, dedicated } = resolved;
   const home = settings.paths.home;
   if (
-    settings.config.sandbox === "bwrap" &&
+    settings.config.sandbox !== "none" &&
     (home === "/" || !(await Deno.stat(home).catch(() => null))?.isDirectory)
   ) {
     throw new OdekError(
@@ -206,13 +258,24 @@ export async function buildBroker(
     : base;
   const broker = new SandboxBroker({
     context,
-    resolveWorkspace: () => validateWorkspace(workspace, { protectedRoots }),
+    // Validated before every call, never cached: type, owner and mode can change mid-run.
+    resolveWorkspace: () =>
+      validateWorkspace(workspace, {
+        protectedRoots,
+        requirePrivate: dedicated,
+        ...(dedicated
+          ? { role: { name: "the dedicated workspace", flag: "--workspace <dir>" } }
+          : {}),
+      }),
+    resolveAddDirs: () =>
+      validateAddDirs(addDirs, [settings.paths.odekHome, settings.paths.installDir]),
     trustLevel: settings.config.trustLevel,
     shellTimeoutMs: settings.config.timeouts.shellSeconds * 1000,
   });
   return {
     broker,
     bwrapMissing: settings.config.sandbox === "bwrap" && context.bwrapPath === null,
+    dockerMissing: settings.config.sandbox === "docker" && !context.dockerPath,
   };
 }
 
@@ -231,15 +294,17 @@ function passwordOf(url: string): string | undefined {
  */
 export async function buildGate(
   settings: Settings,
-  workspace: string,
-  protectedRoots: string[],
+  resolved: ResolvedWorkspace,
   yes: "all" | RiskClass[] | undefined,
+  addDirs: readonly AddDir[] = [],
 ): Promise<ToolGate> {
+  const { workspace, protectedRoots } = resolved;
   const classifier = await createClassifier();
   const context: ClassifyContext = {
     workspace,
     home: settings.paths.home,
     protectedRoots,
+    addDirs: [...addDirs],
     trustLevel: settings.config.trustLevel,
     trustedClasses: settings.config.trustedClasses as RiskClass[],
   };

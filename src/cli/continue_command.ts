@@ -10,6 +10,7 @@ import {
   buildGate,
   buildModel,
   loadSettings,
+  resolveAddDirs,
   resolveWorkspace,
   type Settings,
 } from "./compose.ts";
@@ -92,11 +93,14 @@ export async function continueSession(
       );
     }
     // Every check that can fail runs before anything is written to the session.
-    const { workspace, protectedRoots } = await resolveWorkspace(
+    const resolved = await resolveWorkspace(
       settings,
-      flags.workspace ?? meta.workspace,
+      flags.workspace ?? (flags.dedicatedWorkspace ? undefined : meta.workspace),
       io.callerDir,
+      { dedicated: flags.dedicatedWorkspace },
     );
+    const { workspace } = resolved;
+    const addDirs = await resolveAddDirs(settings, flags.addDirs, io.callerDir);
     const modelClient = await buildModel(settings, {
       model,
       baseUrl,
@@ -121,11 +125,11 @@ export async function continueSession(
         `Session ${id} has nothing left to do (its last turn is a final answer): give it a message, e.g. odek continue ${id} "next step".`,
       );
     }
-    const gate = await buildGate(settings, workspace, protectedRoots, flags.yes);
+    const gate = await buildGate(settings, resolved, flags.yes, addDirs.granted);
     const events = flags.eventsJsonl
       ? await EventsJsonlSink.open(resolve(io.callerDir, flags.eventsJsonl))
       : undefined;
-    const { broker } = await buildBroker(settings, workspace, protectedRoots, io).catch(
+    const { broker } = await buildBroker(settings, resolved, io, addDirs.parsed).catch(
       async (error) => {
         await events?.close();
         throw error;

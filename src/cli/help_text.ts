@@ -5,7 +5,10 @@
  */
 
 /** Help per command (`main` for `odek --help`). */
-export const HELP_TEXT: Record<"main" | "run" | "continue" | "sessions" | "classify", string> = {
+export const HELP_TEXT: Record<
+  "main" | "run" | "continue" | "sessions" | "classify" | "doctor",
+  string
+> = {
   main: `odek — an autonomous agent runtime whose tools run in permission-scoped sandboxes
 
 Usage:
@@ -13,6 +16,7 @@ Usage:
   odek continue [session] ["msg"]    resume the newest or the named session
   odek sessions list|show|export|delete
   odek classify "<command>"          show how a shell command is classified, and the decision
+  odek doctor                        check the sandbox layers, versions and the workspace
   odek --version
 
 Run "odek <command> --help" for the flags of a command. Docs: docs/cli.md`,
@@ -25,6 +29,10 @@ Flags:
   --model <id>            model id (config "model", ODEK_MODEL)
   --base-url <url>        OpenAI-compatible base URL (ODEK_BASE_URL, then OPENAI_BASE_URL)
   --workspace <dir>       directory the tools work in (default: the current directory)
+  --dedicated-workspace   work in the private directory beside ODEK_HOME (<ODEK_HOME>-workspace,
+                          created with mode 0700; config "dedicatedWorkspace")
+  --add-dir <dir>[:ro]    also grant this directory (repeatable; :ro read-only): bound at its
+                          real path in every sandbox, writable when the workspace is
   --session <name>        a named session: continues it if it exists
   --max-iterations <n>    model turns before stopping with exit code 4 (default 90), after
                           one tool-less request for a partial summary
@@ -54,7 +62,8 @@ recorded (flags override). Tool calls a crash left without a result are marked i
 and not re-run. With a message, it is added as the next user turn.
 
 Flags:
-  --model <id>  --base-url <url>  --workspace <dir>  --max-iterations <n>
+  --model <id>  --base-url <url>  --workspace <dir>  --dedicated-workspace
+  --add-dir <dir>[:ro]  --max-iterations <n>
   --max-runtime <d>  --max-tool-calls <n>  --max-input-tokens <n>  --max-output-tokens <n>
   --max-cost-usd <x>  --events-jsonl <file>
   --json  --record <file>  --replay <file>  --trust <level>  --yes[=<class>,…]  -h, --help
@@ -75,6 +84,21 @@ to read the command from stdin. Runs use the same classifier for every tool call
 Flags:
   --trust <level>      untrusted, standard or trusted (default: config "trustLevel")
   --workspace <dir>    the workspace paths are judged against (default: the current directory)
+  --add-dir <dir>[:ro] an added directory, as for odek run (repeatable)
   --json               print the verdict as JSON: { parts, decision, reason }
   -h, --help           show this help`,
+  doctor: `Usage: odek doctor [flags]
+
+Reports which protection layers are active (Deno flags, bwrap and its version, the network
+namespace, the egress guard, the docker engine), the deno that runs tool children, odek's
+version, the config file and ODEK_HOME, and whether the workspace is usable. It starts a
+trivial sandbox of the configured kind to prove it works. Exit code 1 when the configured
+sandbox cannot start or the workspace is unusable.
+
+Flags:
+  --workspace <dir>       check this workspace (default: the current directory)
+  --dedicated-workspace   check the dedicated workspace (creates it when missing, as runs do)
+  --add-dir <dir>[:ro]    also check this added directory (repeatable)
+  --json                  print the report as one JSON object
+  -h, --help              show this help`,
 };

@@ -45,6 +45,10 @@ export async function main(args: string[], io: CliIO): Promise<number> {
         const { sessionsCommand } = await import("./sessions_command.ts");
         return await sessionsCommand(rest, io);
       }
+      case "doctor": {
+        const { doctorCommand } = await import("./doctor_command.ts");
+        return await doctorCommand(rest, io);
+      }
       case "classify": {
         const { classifyCommand } = await import("./classify_command.ts");
         return await classifyCommand(rest, io);

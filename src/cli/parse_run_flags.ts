@@ -18,6 +18,10 @@ export interface RunFlags {
    */
   layer: ConfigLayer;
   workspace?: string;
+  /** `--add-dir PATH[:ro]`, repeatable, as given (relative to the caller's directory). */
+  addDirs: string[];
+  /** `--dedicated-workspace`: work in the private directory beside ODEK_HOME. */
+  dedicatedWorkspace: boolean;
   session?: string;
   system?: string;
   json: boolean;
@@ -35,6 +39,8 @@ const SHARED = {
   model: { type: "string" },
   "base-url": { type: "string" },
   workspace: { type: "string" },
+  "add-dir": { type: "string", multiple: true },
+  "dedicated-workspace": { type: "boolean" },
   "max-iterations": { type: "string" },
   "max-runtime": { type: "string" },
   "max-tool-calls": { type: "string" },
@@ -76,14 +82,21 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
   } catch (error) {
     throw new OdekError("USAGE", `${(error as Error).message}. Run "odek ${command} --help".`);
   }
-  const v = parsed.values as Record<string, string | boolean | undefined>;
+  const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (v.record && v.replay) {
     throw new OdekError(
       "USAGE",
       `--record and --replay cannot be used together. Run "odek ${command} --help".`,
     );
   }
+  if (typeof v.workspace === "string" && v["dedicated-workspace"] === true) {
+    throw new OdekError(
+      "USAGE",
+      `--workspace and --dedicated-workspace choose different directories: pass one. Run "odek ${command} --help".`,
+    );
+  }
   const layer: ConfigLayer = {};
+  if (v["dedicated-workspace"] === true) layer.dedicatedWorkspace = true;
   if (typeof v.model === "string") layer.model = v.model;
   if (typeof v["base-url"] === "string") layer.baseUrl = v["base-url"];
   if (typeof v.trust === "string") layer.trustLevel = v.trust as ConfigLayer["trustLevel"];
@@ -118,13 +131,17 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
   return {
     layer,
     workspace: v.workspace as string | undefined,
+    addDirs: (v["add-dir"] as string[] | undefined) ?? [],
+    dedicatedWorkspace: v["dedicated-workspace"] === true,
     session: v.session as string | undefined,
     system: v.system as string | undefined,
     json: v.json === true,
     record: v.record as string | undefined,
     replay: v.replay as string | undefined,
     eventsJsonl: v["events-jsonl"] as string | undefined,
-    ...(typeof v.yes === "string" ? { yes: parseYesFlag(v.yes === "all" ? true : v.yes) } : {}),
+    ...(typeof v.yes === "string"
+      ? { yes: parseYesFlag(v.yes === "all" ? true : (v.yes as string)) }
+      : {}),
     help: v.help === true,
     positionals: parsed.positionals,
   };

@@ -7,7 +7,14 @@ import { resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
 import type { CliIO } from "./cli_io.ts";
-import { buildBroker, buildGate, buildModel, loadSettings, resolveWorkspace } from "./compose.ts";
+import {
+  buildBroker,
+  buildGate,
+  buildModel,
+  loadSettings,
+  resolveAddDirs,
+  resolveWorkspace,
+} from "./compose.ts";
 import { contextOptionsFor } from "./context_options.ts";
 import { budgetsFromConfig } from "./budgets_from_config.ts";
 import { EventsJsonlSink } from "./events_jsonl_sink.ts";
@@ -43,11 +50,11 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     const { continueSession } = await import("./continue_command.ts");
     return continueSession(io, settings, flags, flags.session!, task);
   }
-  const { workspace, protectedRoots } = await resolveWorkspace(
-    settings,
-    flags.workspace,
-    io.callerDir,
-  );
+  const resolved = await resolveWorkspace(settings, flags.workspace, io.callerDir, {
+    dedicated: config.dedicatedWorkspace,
+  });
+  const { workspace } = resolved;
+  const addDirs = await resolveAddDirs(settings, flags.addDirs, io.callerDir);
   const model = await buildModel(settings, {
     model: config.model,
     baseUrl: config.baseUrl,
@@ -55,14 +62,24 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     replay: flags.replay,
     callerDir: io.callerDir,
   });
-  const gate = await buildGate(settings, workspace, protectedRoots, flags.yes);
+  const gate = await buildGate(settings, resolved, flags.yes, addDirs.granted);
   const events = flags.eventsJsonl
     ? await EventsJsonlSink.open(resolve(io.callerDir, flags.eventsJsonl))
     : undefined;
-  const { broker, bwrapMissing } = await buildBroker(settings, workspace, protectedRoots, io);
+  const { broker, bwrapMissing, dockerMissing } = await buildBroker(
+    settings,
+    resolved,
+    io,
+    addDirs.parsed,
+  );
+  if (dockerMissing) {
+    io.stderr.write(
+      'odek: sandbox is "docker" but the docker client is not installed, so the shell tool is disabled. Install Docker, or set "sandbox" to "bwrap" (see odek doctor)\n',
+    );
+  }
   if (bwrapMissing) {
     io.stderr.write(
-      "odek: bwrap is not installed, so the shell tool is disabled. Install it with: apt-get install bubblewrap\n",
+      'odek: bwrap is not installed, so the shell tool is disabled. Install it with: apt-get install bubblewrap (or set "sandbox" to "docker" or "none"; see odek doctor)\n',
     );
   }
   const session = await store.create({
@@ -83,6 +100,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     agentsMd: await readAgentsMd(workspace),
     workspace,
     sandbox: config.sandbox,
+    addDirs: addDirs.granted,
   });
   for (const message of messages) await session.append(message);
   return executeRun({

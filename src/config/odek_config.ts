@@ -16,8 +16,11 @@ export const ConfigLayerSchema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/ }).optional(),
   /** The model's context window in tokens. */
   contextWindow: z.int().min(1024).max(10_000_000).optional(),
-  /** `bwrap`: programs run in a bubblewrap sandbox (fails closed without it); `none`: unsandboxed. */
-  sandbox: z.enum(["bwrap", "none"]).optional(),
+  /**
+   * `bwrap`: programs run in a bubblewrap sandbox (fails closed without it); `docker`: programs run
+   * in a container from Dockerfile.odek; `none`: unsandboxed (the operator's explicit choice).
+   */
+  sandbox: z.enum(["bwrap", "docker", "none"]).optional(),
   /** Trust level of runs (design §3). */
   trustLevel: TrustLevelSchema.optional(),
   /** Risk classes that run without asking when the trust level is `trusted` (never `blocked`). */
@@ -33,6 +36,13 @@ export const ConfigLayerSchema = z.strictObject({
       "unknown",
     ]),
   ).optional(),
+  /**
+   * Extra directories the operator grants besides the workspace, each `PATH` or `PATH:ro`
+   * (docs/workspace.md). Validated like the workspace before every spawn.
+   */
+  addDirs: z.array(z.string().min(1).max(4096)).max(64).optional(),
+  /** Work in the dedicated workspace beside ODEK_HOME instead of the current directory. */
+  dedicatedWorkspace: z.boolean().optional(),
   timeouts: z.strictObject({
     /** Whole model request, in seconds. */
     requestSeconds: z.int().min(1).max(3600).optional(),
@@ -101,9 +111,11 @@ export interface OdekConfig {
   model: string;
   baseUrl: string;
   contextWindow: number;
-  sandbox: "bwrap" | "none";
+  sandbox: "bwrap" | "docker" | "none";
   trustLevel: z.infer<typeof TrustLevelSchema>;
   trustedClasses: string[];
+  addDirs: string[];
+  dedicatedWorkspace: boolean;
   timeouts: { requestSeconds: number; shellSeconds: number };
   budgets: {
     maxIterations: number;
@@ -155,6 +167,8 @@ export const DEFAULT_CONFIG: OdekConfig = {
   sandbox: "bwrap",
   trustLevel: "standard",
   trustedClasses: [],
+  addDirs: [],
+  dedicatedWorkspace: false,
   timeouts: { requestSeconds: 600, shellSeconds: 1800 },
   budgets: {
     maxIterations: 90,

@@ -3,7 +3,9 @@
  *
  * @module
  */
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { relative, resolve, sep } from "node:path";
+import { findOverlap } from "./find_overlap.ts";
+import { currentUser } from "../_util/current_user.ts";
 import { OdekError } from "../_util/odek_error.ts";
 
 /** Options for {@linkcode validateWorkspace}. */
@@ -20,6 +22,11 @@ export interface ValidateWorkspaceOptions {
    * (for the dedicated workspace of `serve` and daemons). @default false
    */
   requirePrivate?: boolean;
+  /**
+   * What the directory is, for the messages: its name and the flag that chooses another.
+   * @default { name: "workspace", flag: "--workspace <dir>" }
+   */
+  role?: { name: string; flag: string };
 }
 
 /**
@@ -58,8 +65,9 @@ export async function validateWorkspace(
   options: ValidateWorkspaceOptions,
 ): Promise<string> {
   const written = resolve(path);
+  const { name, flag } = options.role ?? { name: "workspace", flag: "--workspace <dir>" };
   const fail = (why: string, fix: string): never => {
-    throw new OdekError("WORKSPACE_INVALID", `Cannot use workspace "${written}": ${why}. ${fix}`);
+    throw new OdekError("WORKSPACE_INVALID", `Cannot use ${name} "${written}": ${why}. ${fix}`);
   };
   let info: Deno.FileInfo;
   try {
@@ -68,41 +76,36 @@ export async function validateWorkspace(
     if (!(error instanceof Deno.errors.NotFound)) throw error;
     return fail(
       "it does not exist",
-      `Create it with: mkdir -p ${written} (or pass --workspace <dir>).`,
+      `Create it with: mkdir -p ${written} (or pass ${flag}).`,
     );
   }
   if (info.isSymlink) {
     const target = await Deno.realPath(written).catch(() => undefined);
     fail(
       `it is a symlink (to ${target ?? "a missing target"})`,
-      target ? `Pass the real directory instead: --workspace ${target}.` : "Pass a real directory.",
+      target
+        ? `Pass the real directory instead: ${flag.replace("<dir>", target)}.`
+        : "Pass a real directory.",
     );
   }
   if (!info.isDirectory) {
-    fail("it is not a directory", "Pass a directory with --workspace <dir>.");
+    fail("it is not a directory", `Pass a directory with ${flag}.`);
   }
   const real = await Deno.realPath(written);
-  for (const root of options.protectedRoots) {
-    const rootWritten = resolve(root);
-    const rootReal = await realPathOfPossiblyMissing(rootWritten);
-    for (const workspace of new Set([written, real])) {
-      for (const protectedRoot of new Set([rootWritten, rootReal])) {
-        if (isInside(workspace, protectedRoot)) {
-          fail(
-            `it is inside odek's protected directory ${describe(rootWritten, protectedRoot)}`,
-            "Use a directory outside it: --workspace <dir>.",
-          );
-        }
-        if (isInside(protectedRoot, workspace)) {
-          fail(
-            `it contains odek's protected directory ${describe(rootWritten, protectedRoot)}`,
-            "Use a directory that does not contain it: --workspace <dir>.",
-          );
-        }
-      }
-    }
+  const overlap = await findOverlap([written, real], options.protectedRoots);
+  if (overlap?.how === "inside") {
+    fail(
+      `it is inside odek's protected directory ${describe(overlap.root, overlap.compared)}`,
+      `Use a directory outside it: ${flag}.`,
+    );
   }
-  if (options.requirePrivate) checkPrivate(info, fail, written);
+  if (overlap?.how === "contains") {
+    fail(
+      `it contains odek's protected directory ${describe(overlap.root, overlap.compared)}`,
+      `Use a directory that does not contain it: ${flag}.`,
+    );
+  }
+  if (options.requirePrivate) checkPrivate(info, (await currentUser()).uid, fail, written);
   return real;
 }
 
@@ -130,27 +133,6 @@ export function isInside(child: string, parent: string): boolean {
   return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !rel.startsWith(sep));
 }
 
-/** The real path of `path`, or of its nearest existing ancestor joined with the missing rest. */
-async function realPathOfPossiblyMissing(path: string): Promise<string> {
-  const missing: string[] = [];
-  let current = path;
-  while (true) {
-    try {
-      return join(await Deno.realPath(current), ...missing.reverse());
-    } catch (error) {
-      if (
-        !(error instanceof Deno.errors.NotFound) && !(error instanceof Deno.errors.NotADirectory)
-      ) {
-        throw error;
-      }
-      const parent = dirname(current);
-      if (parent === current) return path;
-      missing.push(current.slice(parent.length).replace(/^\//, ""));
-      current = parent;
-    }
-  }
-}
-
 /** "X" or "X (resolved: Y)". */
 function describe(written: string, compared: string): string {
   return written === compared ? written : `${written} (resolved: ${compared})`;
@@ -159,12 +141,12 @@ function describe(written: string, compared: string): string {
 /** Refuse a directory that other users can reach or that someone else owns. */
 function checkPrivate(
   info: Deno.FileInfo,
+  uid: number,
   fail: (why: string, fix: string) => never,
   path: string,
 ) {
   const mode = (info.mode ?? 0) & 0o777;
-  const uid = Deno.uid();
-  if (uid !== null && info.uid !== uid) {
+  if (info.uid !== uid) {
     fail(
       `it is owned by uid ${info.uid}, not by the current user (uid ${uid})`,
       `Run: chown ${uid} ${path}.`,

@@ -116,11 +116,19 @@ export class PathScope {
   readonly #workspace: string;
   readonly #home: string;
   readonly #protected: string[];
+  /** Writable added directories (`--add-dir`): located like the workspace. */
+  readonly #added: string[];
 
-  constructor(workspace: string, home: string, protectedRoots: string[]) {
+  constructor(
+    workspace: string,
+    home: string,
+    protectedRoots: string[],
+    addDirs: readonly { path: string; readOnly: boolean }[] = [],
+  ) {
     this.#workspace = posix.normalize(workspace);
     this.#home = posix.normalize(home);
     this.#protected = protectedRoots.map((root) => posix.normalize(root));
+    this.#added = addDirs.filter((d) => !d.readOnly).map((d) => posix.normalize(d.path));
   }
 
   /** The workspace, normalised. */
@@ -160,6 +168,12 @@ export class PathScope {
       return "workspace_root";
     }
     if (within(path, ws)) return "workspace";
+    for (const dir of this.#added) {
+      if (path === dir || (posix.dirname(path) === dir && /^[.]?\*$/.test(posix.basename(path)))) {
+        return "workspace_root";
+      }
+      if (within(path, dir)) return "workspace";
+    }
     if (inHome) return "home";
     if (within(path, "/tmp")) return "tmp";
     if (SINKS.test(path)) return "sink";

@@ -43,7 +43,12 @@ export class ScriptScope implements Scope {
   constructor(parser: BashParser, context: ClassifyContext) {
     this.#parser = parser;
     this.context = context;
-    this.paths = new PathScope(context.workspace, context.home, context.protectedRoots);
+    this.paths = new PathScope(
+      context.workspace,
+      context.home,
+      context.protectedRoots,
+      context.addDirs,
+    );
   }
 
   /** Remove backslash-newline pairs the way Bash does (not in comments or single quotes). */

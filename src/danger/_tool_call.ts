@@ -80,7 +80,7 @@ export function toolCallParts(
 ): VerdictPart[] {
   const { name, args } = call;
   const ws = context.workspace;
-  const paths = new PathScope(ws, context.home, context.protectedRoots);
+  const paths = new PathScope(ws, context.home, context.protectedRoots, context.addDirs);
   const str = (key: string) => (typeof args[key] === "string" ? args[key] as string : undefined);
   switch (name) {
     case "shell": {

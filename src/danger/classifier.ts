@@ -18,6 +18,12 @@ export interface ClassifyContext {
   trustLevel: TrustLevel;
   /** Classes pre-approved when `trustLevel` is `trusted` (ignored otherwise). @default [] */
   trustedClasses?: RiskClass[];
+  /**
+   * Directories the operator granted besides the workspace (`--add-dir`): a writable one is
+   * treated like the workspace (writing inside it is `local_write`); a read-only one (`:ro`) like
+   * any other directory. @default []
+   */
+  addDirs?: { path: string; readOnly: boolean }[];
   /** MCP servers whose tools are `code_execution` instead of `unknown`. @default [] */
   trustedMcpServers?: string[];
 }

@@ -21,6 +21,8 @@ export interface InitialMessagesOptions {
   workspace: string;
   /** Sandbox mode, shown to the model so it knows what programs can reach. */
   sandbox: string;
+  /** Directories granted besides the workspace (`--add-dir`), shown as `path` or `path (read-only)`. */
+  addDirs?: { path: string; readOnly: boolean }[];
   /** @default new Date() */
   now?: Date;
 }
@@ -53,6 +55,13 @@ export function initialMessages(options: InitialMessagesOptions): ChatMessage[] 
   const context = [
     `Workspace: ${options.workspace}`,
     `Sandbox: ${options.sandbox}`,
+    ...(options.addDirs?.length
+      ? [
+        `Added directories (absolute paths reach them): ${
+          options.addDirs.map((d) => (d.readOnly ? `${d.path} (read-only)` : d.path)).join(", ")
+        }`,
+      ]
+      : []),
     `Date: ${now.toISOString().slice(0, 10)}`,
   ].join("\n");
   const messages: ChatMessage[] = [{

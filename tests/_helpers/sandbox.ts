@@ -55,7 +55,7 @@ export interface SandboxFixture extends AsyncDisposable {
  * @returns the fixture
  */
 export async function makeSandboxFixture(
-  options: { mode?: "bwrap" | "none" } = {},
+  options: { mode?: "bwrap" | "docker" | "none" } = {},
 ): Promise<SandboxFixture> {
   const root = await Deno.realPath(
     await Deno.makeTempDir({ dir: "/var/tmp", prefix: "odek-test-" }),

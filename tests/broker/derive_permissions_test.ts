@@ -132,3 +132,21 @@ Deno.test("derivePermissions() resolves relative targets against the workspace",
     "/srv/ws/b.txt",
   ]);
 });
+
+Deno.test("derivePermissions() makes added directories readable always, and a writable one writable exactly when the workspace is", async (t) => {
+  const context = {
+    ...CONTEXT,
+    addDirs: [{ path: "/srv/cache", readOnly: false }, { path: "/srv/ref", readOnly: true }],
+  };
+  for (const riskClass of CLASSES) {
+    for (const trust of TRUST_LEVELS) {
+      await t.step(`${riskClass} × ${trust}`, () => {
+        const set = derivePermissions(TOOLS[3], verdictOf(riskClass), trust, context);
+        assert.deepEqual(set.readPaths, ["/srv/cache", "/srv/ref", WS]);
+        const workspaceWritable = set.writePaths.includes(WS);
+        assert.equal(set.writePaths.includes("/srv/cache"), workspaceWritable);
+        assert.equal(set.writePaths.includes("/srv/ref"), false, "a :ro directory became writable");
+      });
+    }
+  }
+});

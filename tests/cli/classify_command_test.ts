@@ -111,3 +111,20 @@ Deno.test("main() dispatches classify and maps its errors to exit codes", async 
   assert.match(f.out.stderr, /odek classify takes one command/);
   assert.equal(await main(["classify", "--workspace", "missing", "ls"], f.io), 1);
 });
+
+Deno.test("classifyCommand() treats a writable --add-dir like the workspace, and refuses one inside ODEK_HOME", async () => {
+  await using f = await fixture();
+  const cache = await Deno.realPath(await Deno.makeTempDir({ dir: f.home, prefix: "cache-" }));
+  await f.run(["--json", `echo x > ${cache}/out.txt`]);
+  const before = JSON.parse(f.out.stdout).parts.map((p: { riskClass: string }) => p.riskClass);
+  assert.ok(before.includes("system_write"), before.join());
+  f.out.stdout = "";
+  await f.run(["--json", "--add-dir", cache, `echo x > ${cache}/out.txt`]);
+  const after = JSON.parse(f.out.stdout);
+  assert.ok(after.parts.some((p: { riskClass: string }) => p.riskClass === "local_write"));
+  assert.equal(after.decision, "allow");
+  await assert.rejects(
+    f.run(["--add-dir", join(f.home, ".odek"), "true"]),
+    (error: OdekError) => error.code === "WORKSPACE_INVALID",
+  );
+});

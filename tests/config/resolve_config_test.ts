@@ -100,9 +100,9 @@ Deno.test("resolveConfig() names the environment variable of a bad value", async
   );
   assert.match(error.message, /environment variable ODEK_MAX_ITERATIONS/);
   const sandbox = await rejection(
-    resolveConfig({ configFile: "/nonexistent/c.jsonc", env: { ODEK_SANDBOX: "docker" } }),
+    resolveConfig({ configFile: "/nonexistent/c.jsonc", env: { ODEK_SANDBOX: "podman" } }),
   );
-  assert.match(sandbox.message, /ODEK_SANDBOX at "sandbox": got "docker"/);
+  assert.match(sandbox.message, /ODEK_SANDBOX at "sandbox": got "podman"/);
 });
 
 Deno.test("resolveConfig() names the flag of a bad value", async () => {

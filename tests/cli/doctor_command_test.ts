@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { renderDoctorReport } from "../../src/cli/doctor_command.ts";
+import type { DoctorReport } from "../../src/cli/doctor_report.ts";
+
+function report(overrides: Partial<DoctorReport> = {}): DoctorReport {
+  const layer = (status: "active" | "inactive" | "unavailable", detail: string) => ({
+    status,
+    detail,
+  });
+  return {
+    ok: true,
+    problems: [],
+    odek: {
+      version: "0.1.0",
+      configFile: "/h/.odek/config.jsonc",
+      configFileExists: false,
+      odekHome: "/h/.odek",
+    },
+    installDir: "/opt/odek",
+    deno: {
+      core: { version: "2.9.6", path: "/usr/bin/deno" },
+      children: { version: "2.9.6", path: "/usr/bin/deno", source: "self", compiled: false },
+    },
+    sandbox: { configured: "bwrap", started: true },
+    layers: {
+      denoFlags: layer("active", "scoped flags"),
+      bwrap: {
+        ...layer("active", "a trivial sandbox started"),
+        path: "/usr/bin/bwrap",
+        version: "0.8.0",
+      },
+      networkNamespace: layer("active", "interfaces inside a sandbox: lo"),
+      egressGuard: layer("unavailable", "the egress proxy is not built yet"),
+      docker: {
+        ...layer("unavailable", "the docker engine is not reachable"),
+        client: "/usr/bin/docker",
+        clientVersion: "28.2.2",
+        engine: false,
+        engineVersion: null,
+        image: false,
+        started: false,
+      },
+      pidsLimit: layer("unavailable", "not set by odek"),
+    },
+    workspace: { requested: "/w", kind: "current directory", ok: true, path: "/w" },
+    addDirs: [],
+    ...overrides,
+  };
+}
+
+Deno.test("renderDoctorReport() shows every layer with its status, the versions and the paths", () => {
+  const text = renderDoctorReport(report());
+  for (
+    const expected of [
+      /^odek 0\.1\.0\n/,
+      /config file +\/h\/\.odek\/config\.jsonc \(absent: defaults\)/,
+      /ODEK_HOME +\/h\/\.odek/,
+      /tool children +2\.9\.6 \(\/usr\/bin\/deno, the running deno\)/,
+      /sandbox "bwrap": works/,
+      /bwrap 0\.8\.0 +active · a trivial sandbox started/,
+      /network namespace +active · interfaces inside a sandbox: lo/,
+      /egress guard +not available · the egress proxy is not built yet/,
+      /docker 28\.2\.2 +not available/,
+      /workspace \(current directory\)\n +ok +\/w/,
+      /ok: odek can run here\n$/,
+    ]
+  ) {
+    assert.match(text, expected);
+  }
+});
+
+Deno.test("renderDoctorReport() lists the problems with their fixes when something cannot work", () => {
+  const text = renderDoctorReport(report({
+    ok: false,
+    problems: ['sandbox is "docker" but no container started (no engine): start the docker engine'],
+    sandbox: { configured: "docker", started: false },
+    workspace: {
+      requested: "/h",
+      kind: "current directory",
+      ok: false,
+      error: 'Cannot use workspace "/h": it contains odek\'s protected directory /h/.odek.',
+    },
+    addDirs: [{ spec: "/x:ro", ok: true, path: "/x", readOnly: true }],
+  }));
+  assert.match(text, /sandbox "docker": CANNOT START/);
+  assert.match(text, /UNUSABLE +Cannot use workspace "\/h"/);
+  assert.match(text, /added directories\n +ok +\/x \(read-only\)/);
+  assert.match(text, /1 problem\(s\):\n {2}- sandbox is "docker" but no container started/);
+});
