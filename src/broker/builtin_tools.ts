@@ -10,9 +10,13 @@
  * @module
  */
 import { z } from "zod";
+import { WEB_TOOLS } from "./web_tools.ts";
 
-/** Where a tool runs: in the long-lived Deno file-tool child, or as a program in a fresh sandbox. */
-export type ToolCategory = "files" | "shell";
+/**
+ * Where a tool runs: in a long-lived Deno tool child (`files`, `web`), or as a program in a fresh
+ * sandbox (`shell`).
+ */
+export type ToolCategory = "files" | "shell" | "web";
 
 /** One built-in tool. */
 export interface BuiltinTool {
@@ -74,7 +78,7 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
     name: "shell",
     category: "shell",
     description:
-      "Run a bash command in the workspace, inside a sandbox: the workspace is writable, the home directory is empty, there is no network. Returns the exit code, stdout and stderr (each capped at 1 MiB).",
+      "Run a bash command in the workspace, inside a sandbox: the workspace is writable, the home directory is empty, there is no network unless the command's network use is approved (then it goes through odek's egress proxy, set in HTTP_PROXY/HTTPS_PROXY, which refuses internal addresses). Returns the exit code, stdout and stderr (each capped at 1 MiB).",
     schema: z.strictObject({
       command: z.string().min(1).max(256 * 1024),
       timeout_seconds: z.int().min(1).max(1800).optional().describe(
@@ -82,4 +86,5 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
       ),
     }),
   },
+  ...WEB_TOOLS,
 ];

@@ -69,7 +69,8 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * Network (a `proxy` policy, with `context.egressSocket` set): the proxy's socket is bound at
  * {@linkcode EGRESS_SOCKET_IN_SANDBOX}. A tool child gets `--allow-net` (its namespace has only
  * `lo`, so fetch reaches nothing but the proxy) and read/write on the socket, and the socket path
- * in `ODEK_EGRESS_SOCKET`. A program is started by a launcher that first runs
+ * as the argument `--egress-socket=<path>` after the entry (reading the environment would need
+ * `--allow-env`). A program is started by a launcher that first runs
  * `tools/egress_forwarder.ts` (deno and the forwarder bound read-only; `--allow-net` only for
  * `127.0.0.1` and the socket) and sets `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` (and lowercase)
  * to it. Unconfined programs (`mode: "none"`) are not proxied. The socket's directory is hidden
@@ -143,9 +144,9 @@ export function renderSandbox(
       inner.push(`--allow-write=${[...writes, ...sock].join(",")}`);
     }
     if (egress) inner.push("--allow-net");
-    if (egress) env.ODEK_EGRESS_SOCKET = socket;
     if (run.length > 0) inner.push(`--allow-run=${unique(run).join(",")}`);
     inner.push(checked(command.entry));
+    if (egress) inner.push(`--egress-socket=${socket}`);
   }
   if (c.mode === "none" || (c.bwrapPath === null && toolChild)) return { argv: inner, env };
   if (c.bwrapPath === null) {

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { join } from "node:path";
 import { SandboxStandby } from "./_sandbox_standby.ts";
 import { z } from "zod";
 import { OdekError } from "../_util/odek_error.ts";
@@ -10,6 +11,7 @@ import { fixedVerdict } from "../danger/fixed_verdict.ts";
 import type { TrustLevel } from "../danger/verdict.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { derivePermissions } from "./derive_permissions.ts";
+import type { EgressProxy } from "./egress_proxy.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 import { runShell } from "./run_shell.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
@@ -30,11 +32,17 @@ export interface SandboxBrokerOptions {
   shellTimeoutMs?: number;
   /** A file-tool call not answered within this many milliseconds kills its child. @default 120_000 */
   fileCallTimeoutMs?: number;
+  /**
+   * The egress proxy that calls granted network go through (the broker closes it in `close()`).
+   * Without it, a granted network part stays offline: the sandbox keeps only `lo`.
+   */
+  egress?: EgressProxy;
 }
 
 /**
  * Runs built-in tool calls: `fixedVerdict` → `derivePermissions` → the file-tool child for the
- * scope (`read_file`, `write_file`, `glob`) or a fresh sandbox (`shell`). Every failure is data:
+ * scope (`read_file`, `write_file`, `glob`), the web tool child for the scope (`http_request`,
+ * `browser`), or a fresh sandbox (`shell`). A scope with network reaches the egress proxy. Every failure is data:
  * an unknown tool is `unknown_tool`, bad arguments `invalid_arguments`, an invalid workspace, a
  * `deny` verdict, a `blocked` part or a non-read call in an `untrusted` run `denied`.
  *
@@ -55,7 +63,10 @@ export interface SandboxBrokerOptions {
  */
 export class SandboxBroker implements ToolBroker {
   #options: SandboxBrokerOptions;
+  /** The options' context, with the egress socket when there is a proxy. */
+  #context: Omit<SandboxContext, "workspace">;
   #pool: ToolChildPool;
+  #webPool: ToolChildPool;
   /** One controller per shell command in flight, so close() kills their sandboxes. */
   #shells = new Set<AbortController>();
   /** The next shell sandbox of each scope, started ahead of time (see `_sandbox_standby.ts`). */
@@ -65,9 +76,17 @@ export class SandboxBroker implements ToolBroker {
   /** @param options context, workspace resolver, trust level and timeouts */
   constructor(options: SandboxBrokerOptions) {
     this.#options = options;
+    this.#context = options.egress
+      ? { ...options.context, egressSocket: options.egress.socketPath }
+      : options.context;
     this.#pool = new ToolChildPool({
-      context: options.context,
+      context: this.#context,
       callTimeoutMs: options.fileCallTimeoutMs,
+    });
+    this.#webPool = new ToolChildPool({
+      context: this.#context,
+      entry: join(options.context.toolsDir, "web.ts"),
+      callTimeoutMs: WEB_CALL_TIMEOUT_MS,
     });
   }
 
@@ -105,7 +124,8 @@ export class SandboxBroker implements ToolBroker {
       }
       throw error;
     }
-    const { context, trustLevel } = this.#options;
+    const { trustLevel } = this.#options;
+    const context = this.#context;
     const verdict = invocation.verdict ?? fixedVerdict({ name, args });
     const refused = verdict.decision === "deny" ||
       verdict.parts.some((part) => part.riskClass === "blocked");
@@ -123,6 +143,9 @@ export class SandboxBroker implements ToolBroker {
     });
     if (tool.category === "files") {
       return await this.#pool.call(name, args, { set, workspace, signal });
+    }
+    if (tool.category === "web") {
+      return await this.#webPool.call(name, args, { set, workspace, signal });
     }
     const seconds = typeof args.timeout_seconds === "number" ? args.timeout_seconds : undefined;
     const controller = new AbortController();
@@ -155,9 +178,13 @@ export class SandboxBroker implements ToolBroker {
   async close(): Promise<void> {
     this.#closed = true;
     for (const controller of this.#shells) controller.abort();
-    await Promise.all([this.#pool.close(), this.#standby.close()]);
+    await Promise.all([this.#pool.close(), this.#webPool.close(), this.#standby.close()]);
+    await this.#options.egress?.close();
   }
 }
+
+/** A web call may take 120 s (its own timeout) plus the child's start: then its child is killed. */
+const WEB_CALL_TIMEOUT_MS = 150_000;
 
 function failure(
   kind: Exclude<ToolResult, { ok: true }>["error"]["kind"],
