@@ -139,7 +139,7 @@ export class EgressProxy {
     const decided = await this.#decide(host, port);
     if (!decided.allowed) {
       this.#report(decided);
-      return reply(client, 403, `odek egress refused ${host}:${port}: ${decided.reason}`);
+      return reply(client, 403, `odek egress refused ${hostPort(host, port)}: ${decided.reason}`);
     }
     let upstream: Deno.Conn | null = null;
     const connect = this.#options.connect ?? ((hostname, port) => Deno.connect({ hostname, port }));
@@ -159,7 +159,7 @@ export class EgressProxy {
     if (upstream === null) {
       const reason = `cannot connect (${failures.join("; ")})`;
       this.#report({ host, port, address: decided.addresses[0], allowed: true, reason });
-      return reply(client, 502, `odek egress could not reach ${host}:${port}: ${reason}`);
+      return reply(client, 502, `odek egress could not reach ${hostPort(host, port)}: ${reason}`);
     }
     this.#open.add(upstream);
     try {
@@ -215,12 +215,16 @@ export class EgressProxy {
     if (file === undefined) return;
     const { host, port, address, allowed, reason } = decision;
     const line = `${new Date().toISOString()} ${allowed ? "allowed" : "refused"} ${
-      JSON.stringify(`${host}:${port}`)
+      JSON.stringify(hostPort(host, port))
     } ${address ?? "-"}${reason ? ` ${JSON.stringify(reason)}` : ""}\n`;
     this.#log = this.#log.then(() =>
       Deno.writeTextFile(file, line, { append: true, mode: 0o600 }).catch(() => {})
     );
   }
+}
+
+function hostPort(host: string, port: number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 async function systemResolve(host: string): Promise<string[]> {
