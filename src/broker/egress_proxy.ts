@@ -78,6 +78,7 @@ export class EgressProxy {
   #dir: string;
   #options: EgressProxyOptions;
   #open = new Set<Deno.Conn>();
+  #listeners = new Set<(decision: EgressDecision) => void>();
   #log: Promise<void> = Promise.resolve();
   #serving: Promise<void>;
 
@@ -101,6 +102,17 @@ export class EgressProxy {
     await Deno.chmod(dir, 0o700);
     const listener = Deno.listen({ transport: "unix", path: join(dir, "proxy.sock") });
     return new EgressProxy(listener, dir, options);
+  }
+
+  /**
+   * Also report every later decision to `listener` (besides `onDecision`).
+   *
+   * @param listener called once per destination; must not throw
+   * @returns a function that stops the reports
+   */
+  subscribe(listener: (decision: EgressDecision) => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
   }
 
   /** Stop listening, cut every open connection, remove the socket directory. Idempotent. */
@@ -206,10 +218,12 @@ export class EgressProxy {
   }
 
   #report(decision: EgressDecision): void {
-    try {
-      this.#options.onDecision?.(decision);
-    } catch {
-      // A faulty listener must not break the proxy.
+    for (const listener of [this.#options.onDecision, ...this.#listeners]) {
+      try {
+        listener?.(decision);
+      } catch {
+        // A faulty listener must not break the proxy.
+      }
     }
     const file = this.#options.logFile;
     if (file === undefined) return;

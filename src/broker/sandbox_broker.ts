@@ -11,7 +11,7 @@ import { fixedVerdict } from "../danger/fixed_verdict.ts";
 import type { TrustLevel } from "../danger/verdict.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { derivePermissions } from "./derive_permissions.ts";
-import type { EgressProxy } from "./egress_proxy.ts";
+import type { EgressDecision, EgressProxy } from "./egress_proxy.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 import { runShell } from "./run_shell.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
@@ -167,6 +167,18 @@ export class SandboxBroker implements ToolBroker {
       this.#shells.delete(controller);
       signal?.removeEventListener("abort", onAbort);
     }
+  }
+
+  /**
+   * Report every egress decision (each destination a call with network asked for) to
+   * `listener`, until the returned function is called. Without an egress proxy nothing is
+   * reported.
+   *
+   * @param listener called once per destination; must not throw
+   * @returns a function that stops the reports
+   */
+  onEgress(listener: (decision: EgressDecision) => void): () => void {
+    return this.#options.egress?.subscribe(listener) ?? (() => {});
   }
 
   /** Start a spare sandbox for each shell scope used so far (see `_sandbox_standby.ts`). */

@@ -79,6 +79,17 @@ export class TerminalRenderer {
           }`,
         );
         break;
+      case "egress":
+        if (!event.data.allowed) {
+          const { host, port, reason } = event.data;
+          const where = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+          this.#line(
+            `${this.#paint("33", "!")} egress refused ${
+              terminalSafe(`${where}: ${reason ?? ""}`, true)
+            }`,
+          );
+        }
+        break;
       case "session_repaired":
         this.#line(
           `${

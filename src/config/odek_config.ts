@@ -39,6 +39,19 @@ export const ConfigLayerSchema = z.strictObject({
     /** Default shell timeout, in seconds (a call may ask for less or more, up to 1800). */
     shellSeconds: z.int().min(1).max(1800).optional(),
   }).optional(),
+  network: z.strictObject({
+    /**
+     * When not empty, egress (web tools, shell commands granted network) reaches only these
+     * domains and the names below them (`example.com` allows `api.example.com`); an IP literal
+     * only when listed as is. Never lets a refused address through.
+     */
+    allowDomains: z.array(
+      z.string().min(1).max(253).regex(
+        /^(\*\.)?[A-Za-z0-9._:-]+$/,
+        "a domain name or an IP address",
+      ),
+    ).max(1000).optional(),
+  }).optional(),
   budgets: z.strictObject({
     /** Model turns per run before the run stops with exit code 4. */
     maxIterations: z.int().min(1).max(10_000).optional(),
@@ -59,6 +72,7 @@ export interface OdekConfig {
   trustedClasses: string[];
   timeouts: { requestSeconds: number; shellSeconds: number };
   budgets: { maxIterations: number; maxToolParallel: number };
+  network: { allowDomains: string[] };
 }
 
 /** Defaults of every key (odek-go §2.2 where it has one: 90 iterations, 4 parallel tools). */
@@ -71,4 +85,5 @@ export const DEFAULT_CONFIG: OdekConfig = {
   trustedClasses: [],
   timeouts: { requestSeconds: 600, shellSeconds: 1800 },
   budgets: { maxIterations: 90, maxToolParallel: 4 },
+  network: { allowDomains: [] },
 };
