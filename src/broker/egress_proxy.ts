@@ -195,6 +195,10 @@ export class EgressProxy {
     if (!matchAllowDomains(host, this.#options.allowDomains ?? [])) {
       return { host, port, allowed: false, reason: "the host is not in network.allowDomains" };
     }
+    if (/(^|\.)invalid\.?$/i.test(host)) {
+      // RFC 6761 §6.4: never resolves; refusing here also keeps the lookup off the network.
+      return { host, port, allowed: false, reason: "a reserved .invalid name never resolves" };
+    }
     let addresses: string[];
     try {
       addresses = await (this.#options.resolve ?? systemResolve)(host);

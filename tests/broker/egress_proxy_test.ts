@@ -148,6 +148,7 @@ Deno.test("EgressProxy refuses, with the reason, and never connects", async (t) 
     ["CONNECT nothing.test:443", /resolves to no address/],
     ["CONNECT fails.test:443", /cannot resolve the host \(ENOTFOUND fails\.test\)/],
     ["CONNECT example.com:443", /not in network\.allowDomains/],
+    ["CONNECT repo.example.invalid:443", /not in network\.allowDomains/],
     ["CONNECT 198.51.100.7:443", /not in network\.allowDomains/],
     ["CONNECT 127.0.0.1:443", /loopback address/],
     ["CONNECT [::ffff:127.0.0.1]:443", /IPv4-mapped form of a loopback address/],
@@ -170,7 +171,7 @@ Deno.test("EgressProxy refuses, with the reason, and never connects", async (t) 
     const lines = (await Deno.readTextFile(log)).trim().split("\n");
     assert.equal(lines.length, cases.length);
     assert.match(lines[0], /^\S+Z refused "mixed\.test:443" 10\.0\.0\.5 "private address/);
-    assert.match(lines[8], /refused "\[::ffff:127\.0\.0\.1\]:443"/);
+    assert.match(lines[9], /refused "\[::ffff:127\.0\.0\.1\]:443"/);
   } finally {
     await proxy.close();
     await Deno.remove(log);
@@ -278,5 +279,25 @@ Deno.test("parseProxyRequest() reads CONNECT and absolute-URI requests, refuses 
   ) {
     assert.notEqual(parseProxyRequest(bad).type, "connect", bad);
     assert.notEqual(parseProxyRequest(bad).type, "forward", bad);
+  }
+});
+
+Deno.test("EgressProxy refuses .invalid names without looking them up", async () => {
+  const looked: string[] = [];
+  const proxy = await EgressProxy.start({
+    resolve: (host) => {
+      looked.push(host);
+      return Promise.resolve(["198.51.100.7"]);
+    },
+    connect: () => Promise.reject(new Error("must not connect")),
+  });
+  try {
+    for (const host of ["example.invalid", "a.b.INVALID.", "invalid"]) {
+      const reply = await exchange(proxy.socketPath, `CONNECT ${host}:443 HTTP/1.1\r\n\r\n`);
+      assert.match(reply, /^HTTP\/1\.1 403 [\s\S]*reserved \.invalid name/, host);
+    }
+    assert.deepEqual(looked, []);
+  } finally {
+    await proxy.close();
   }
 });
