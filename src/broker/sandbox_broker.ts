@@ -12,6 +12,7 @@ import type { TrustLevel } from "../danger/verdict.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { derivePermissions } from "./derive_permissions.ts";
 import type { EgressDecision, EgressProxy } from "./egress_proxy.ts";
+import type { PermissionSet } from "./permission_set.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 import { runShell } from "./run_shell.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
@@ -144,9 +145,7 @@ export class SandboxBroker implements ToolBroker {
     if (tool.category === "files") {
       return await this.#pool.call(name, args, { set, workspace, signal });
     }
-    if (tool.category === "web") {
-      return await this.#webPool.call(name, args, { set, workspace, signal });
-    }
+    if (tool.category === "web") return await this.#runWeb(name, args, set, workspace, signal);
     const seconds = typeof args.timeout_seconds === "number" ? args.timeout_seconds : undefined;
     const controller = new AbortController();
     const onAbort = () => controller.abort();
@@ -166,6 +165,39 @@ export class SandboxBroker implements ToolBroker {
     } finally {
       this.#shells.delete(controller);
       signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * A web call in the web child for its scope. A refused HTTPS destination reaches the child only
+   * as a failed tunnel, so the proxy's reasons for the hosts the message names are added here.
+   */
+  async #runWeb(
+    name: string,
+    args: Record<string, unknown>,
+    set: PermissionSet,
+    workspace: string,
+    signal?: AbortSignal,
+  ): Promise<ToolResult> {
+    const refusals: EgressDecision[] = [];
+    const stop = this.onEgress((decision) => {
+      if (!decision.allowed || decision.reason) refusals.push(decision);
+    });
+    try {
+      const result = await this.#webPool.call(name, args, { set, workspace, signal });
+      if (result.ok || !result.error.message.includes("could not reach")) return result;
+      const where = (d: EgressDecision) =>
+        d.host.includes(":") ? `[${d.host}]:${d.port}` : `${d.host}:${d.port}`;
+      const reasons = refusals
+        .filter((d) => result.error.message.includes(where(d)))
+        .map((d) => `${where(d)}: ${d.reason}`);
+      if (reasons.length === 0) return result;
+      const message = `${result.error.message} The proxy said: ${
+        [...new Set(reasons)].join("; ")
+      }.`;
+      return { ok: false, error: { kind: result.error.kind, message } };
+    } finally {
+      stop();
     }
   }
 

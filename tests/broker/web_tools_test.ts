@@ -59,7 +59,7 @@ function listen(body = "hello from the test host") {
   return { server, seen, tcp, port: server.addr.port, bump: () => connections++ };
 }
 
-async function setup() {
+async function setup(options: { noBwrap?: boolean } = {}) {
   const fixture = await makeSandboxFixture();
   const host = listen();
   const decisions: EgressDecision[] = [];
@@ -82,7 +82,7 @@ async function setup() {
     },
   });
   const broker = new SandboxBroker({
-    context: fixture.context,
+    context: options.noBwrap ? { ...fixture.context, bwrapPath: null } : fixture.context,
     resolveWorkspace: () => Promise.resolve(fixture.workspace),
     trustLevel: "standard",
     egress,
@@ -181,6 +181,14 @@ sandboxTest(
         refused.every((d) => /loopback|link-local/.test(d.reason ?? "")),
         JSON.stringify(refused),
       );
+      // HTTPS: the reason comes from the proxy's decision, added by the broker.
+      const https = await s.run("http_request", { url: `https://[::ffff:7f00:1]:${port}/` });
+      assert.ok(
+        !https.ok && https.error.message.includes(
+          `The proxy said: [::ffff:7f00:1]:${port}: IPv4-mapped form of a loopback address`,
+        ),
+        JSON.stringify(https),
+      );
     } finally {
       loopback.close();
     }
@@ -213,3 +221,16 @@ sandboxTest(
     assert.deepEqual(s.host.seen, ["/from-shell"]);
   },
 );
+
+sandboxTest("without bwrap the web child still leaves only through the proxy", async () => {
+  await using s = await setup({ noBwrap: true });
+  const ok = await s.run("http_request", { url: "http://test.example/plain" });
+  assert.ok(ok.ok, JSON.stringify(ok));
+  assert.deepEqual(s.host.seen, ["/plain"]);
+  const refused = await s.run("http_request", { url: "http://sneaky.example/" });
+  assert.equal(!refused.ok && refused.error.kind, "denied", JSON.stringify(refused));
+  assert.deepEqual(s.decisions.map((d) => [d.host, d.allowed]), [
+    ["test.example", true],
+    ["sneaky.example", false],
+  ]);
+});
