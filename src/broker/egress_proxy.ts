@@ -46,6 +46,8 @@ export interface EgressProxyOptions {
 }
 
 const MAX_HEAD_BYTES = 32 * 1024;
+/** Connections served at once; more are answered 503 (a sandbox cannot exhaust the core's files). */
+const MAX_CONNECTIONS = 256;
 const HEAD_TIMEOUT_MS = 15_000;
 
 /**
@@ -131,6 +133,10 @@ export class EgressProxy {
   async #serve(): Promise<void> {
     try {
       for await (const conn of this.#listener) {
+        if (this.#open.size >= MAX_CONNECTIONS * 2) { // each tunnel holds two connections
+          void refuseBusy(conn);
+          continue;
+        }
         this.#open.add(conn);
         void this.#handle(conn).finally(() => {
           this.#open.delete(conn);
@@ -303,9 +309,20 @@ async function pump(from: Deno.Conn, to: Deno.Conn): Promise<void> {
   await to.closeWrite().catch(() => {});
 }
 
+/** Answer 503 without reading the request: half-close first, so the client gets the answer. */
+async function refuseBusy(conn: Deno.Conn): Promise<void> {
+  await reply(conn, 503, `odek egress serves at most ${MAX_CONNECTIONS} connections at once`);
+  await conn.closeWrite().catch(() => {});
+  setTimeout(() => closeQuietly(conn), 1000);
+}
+
 async function reply(conn: Deno.Conn, status: number, message: string): Promise<void> {
-  const text = { 400: "Bad Request", 403: "Forbidden", 405: "Method Not Allowed" }[status] ??
-    "Bad Gateway";
+  const text = {
+    400: "Bad Request",
+    403: "Forbidden",
+    405: "Method Not Allowed",
+    503: "Service Unavailable",
+  }[status] ?? "Bad Gateway";
   const body = new TextEncoder().encode(`${message}\n`);
   const head = `HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
     `X-Odek-Egress: ${status === 403 ? "refused" : "error"}\r\nConnection: close\r\n` +

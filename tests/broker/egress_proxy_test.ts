@@ -301,3 +301,28 @@ Deno.test("EgressProxy refuses .invalid names without looking them up", async ()
     await proxy.close();
   }
 });
+
+Deno.test("EgressProxy answers 503 past its connection cap instead of piling up", async () => {
+  const proxy = await EgressProxy.start({ resolve: () => Promise.resolve([]) });
+  const idle: Deno.Conn[] = [];
+  try {
+    for (let i = 0; i < 512; i++) {
+      idle.push(await Deno.connect({ transport: "unix", path: proxy.socketPath }));
+    }
+    let reply = "";
+    for (let i = 0; i < 50 && !reply.startsWith("HTTP/1.1 503"); i++) {
+      reply = await exchange(proxy.socketPath, "CONNECT x.test:443 HTTP/1.1\r\n\r\n");
+    }
+    assert.match(reply, /^HTTP\/1\.1 503 Service Unavailable[\s\S]*at most 256 connections/);
+    for (const conn of idle.splice(0)) conn.close();
+    let after = "";
+    for (let i = 0; i < 100 && !after.startsWith("HTTP/1.1 403"); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      after = await exchange(proxy.socketPath, "CONNECT x.test:443 HTTP/1.1\r\n\r\n");
+    }
+    assert.match(after, /^HTTP\/1\.1 403 /);
+  } finally {
+    for (const conn of idle) conn.close();
+    await proxy.close();
+  }
+});
