@@ -4,10 +4,11 @@
  * @module
  */
 import { lookup } from "node:dns/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { checkAddress } from "../_util/check_address.ts";
 import { matchAllowDomains } from "../_util/match_allow_domains.ts";
 import { parseProxyRequest } from "./_proxy_request.ts";
+import { sweepStaleEgress } from "./_sweep_stale_egress.ts";
 
 /** One destination the proxy was asked for, and what it decided. */
 export interface EgressDecision {
@@ -93,7 +94,8 @@ export class EgressProxy {
   }
 
   /**
-   * Create the socket's private directory and start listening.
+   * Create the socket's private directory and start listening. Directories that killed proxies
+   * left in the same place are removed (see `_sweep_stale_egress.ts`).
    *
    * @param options allow-list, decision callback, log file, resolver, timeouts
    * @returns the running proxy
@@ -103,6 +105,7 @@ export class EgressProxy {
     const dir = await Deno.makeTempDir({ prefix: "odek-egress-", dir: options.dir });
     await Deno.chmod(dir, 0o700);
     const listener = Deno.listen({ transport: "unix", path: join(dir, "proxy.sock") });
+    await sweepStaleEgress(dirname(dir), dir);
     return new EgressProxy(listener, dir, options);
   }
 

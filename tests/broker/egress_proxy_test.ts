@@ -326,3 +326,37 @@ Deno.test("EgressProxy answers 503 past its connection cap instead of piling up"
     await proxy.close();
   }
 });
+
+Deno.test("EgressProxy.start() removes directories killed proxies left, and only those", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "odek-sweep-" });
+  const old = new Date(Date.now() - 3_600_000);
+  const make = async (name: string, listen: "dead" | "live" | "none", age = old) => {
+    const dir = `${tmp}/${name}`;
+    await Deno.mkdir(dir);
+    let live: Deno.Listener | undefined;
+    if (listen !== "none") {
+      live = Deno.listen({ transport: "unix", path: `${dir}/proxy.sock` });
+      if (listen === "dead") live.close();
+    }
+    await Deno.utime(dir, age, age);
+    return live;
+  };
+  await make("odek-egress-dead", "dead");
+  await make("odek-egress-empty", "none");
+  const live = await make("odek-egress-live", "live");
+  await make("odek-egress-young", "dead", new Date());
+  await make("other-dead", "dead");
+  const proxy = await EgressProxy.start({ dir: tmp });
+  try {
+    const names: string[] = [];
+    for await (const entry of Deno.readDir(tmp)) names.push(entry.name);
+    assert.deepEqual(
+      names.filter((n) => !proxy.socketPath.includes(n)).sort(),
+      ["odek-egress-live", "odek-egress-young", "other-dead"],
+    );
+  } finally {
+    await proxy.close();
+    live?.close();
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
