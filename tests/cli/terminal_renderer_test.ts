@@ -47,3 +47,24 @@ Deno.test("TerminalRenderer drops escape sequences the model or a tool sends to 
   // The label shows the whole command on one line, so nothing can hide behind a fake first line.
   assert.match(out.stderr, /▸ shell\[2K true \[2K\[1A\[32mls -la \(harmless\) ⏎ rm important\n/);
 });
+
+Deno.test("TerminalRenderer shows refused egress destinations, not allowed ones", () => {
+  const { r, out } = renderer();
+  r.handle(makeRunEvent("egress", {
+    host: "198.51.100.7",
+    port: 443,
+    address: "198.51.100.7",
+    allowed: true,
+  }, scope));
+  r.handle(makeRunEvent("egress", {
+    host: "::ffff:7f00:1",
+    port: 80,
+    address: "::ffff:7f00:1",
+    allowed: false,
+    reason: `IPv4-mapped form of a loopback address${ESC}[2K`,
+  }, scope));
+  assert.equal(
+    out.stderr,
+    "! egress refused [::ffff:7f00:1]:80: IPv4-mapped form of a loopback address[2K\n",
+  );
+});
