@@ -37,7 +37,7 @@ sandboxTest(
     try {
       const result = await fx.run(
         ["run", "--json", "--yes=network,code_execution", "--base-url", server.url, "fetch it"],
-        { noTerminal: true },
+        { noTerminal: true, env: { ODEK_ALLOW_DOMAINS: "localhost,::ffff:7f00:1" } },
       );
       assert.equal(result.code, 0, result.stderr);
       const results = Object.fromEntries(
