@@ -15,14 +15,16 @@ import { BG_TOOL_SPECS } from "./_bg_tool_specs.ts";
 import { COMPUTE_TOOL_SPECS } from "./_compute_tool_specs.ts";
 import { CORE_TOOL_SPECS } from "./_core_tool_specs.ts";
 import { FILE_TOOL_SPECS } from "./_file_tool_specs.ts";
+import { WEB_TOOLS } from "./web_tools.ts";
 
 /**
  * Where a tool runs: `files` in the long-lived file-tool child of the call's scope, `shell` as a
  * program in a fresh sandbox, `compute` in the long-lived compute child, which has no
- * permissions at all, `bg` in the broker's background-job manager (shell's sandbox), `core` in
+ * permissions at all, `web` in the long-lived web tool child of the call's scope (network only
+ * through the egress proxy), `bg` in the broker's background-job manager (shell's sandbox), `core` in
  * the core itself (`plan`, `clarify`: they touch nothing outside the run).
  */
-export type ToolCategory = "files" | "shell" | "compute" | "bg" | "core";
+export type ToolCategory = "files" | "shell" | "compute" | "web" | "bg" | "core";
 
 /** One built-in tool. */
 export interface BuiltinTool {
@@ -44,7 +46,7 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
     name: "shell",
     category: "shell",
     description:
-      "Run a bash command in the workspace, inside a sandbox: the workspace is writable, the home directory is empty, there is no network. Returns the exit code, stdout and stderr (each capped at 1 MiB).",
+      "Run a bash command in the workspace, inside a sandbox: the workspace is writable, the home directory is empty, there is no network unless the command's network use is approved (then it goes through odek's egress proxy, set in HTTP_PROXY/HTTPS_PROXY, which refuses internal addresses). Returns the exit code, stdout and stderr (each capped at 1 MiB).",
     schema: z.strictObject({
       command: z.string().min(1).max(256 * 1024),
       timeout_seconds: z.int().min(1).max(1800).optional().describe(
@@ -53,6 +55,7 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
     }),
   },
   ...COMPUTE_TOOL_SPECS,
+  ...WEB_TOOLS,
   ...BG_TOOL_SPECS,
   ...CORE_TOOL_SPECS,
 ];

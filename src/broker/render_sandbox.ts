@@ -3,9 +3,10 @@
  *
  * @module
  */
-import { isAbsolute, normalize } from "node:path";
+import { dirname, isAbsolute, normalize } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import type { PermissionSet } from "./permission_set.ts";
+import { EGRESS_LAUNCHER } from "./_egress_launcher.ts";
 
 /** Where and how sandboxes are built. Every path is absolute and already realpathed. */
 export interface SandboxContext {
@@ -37,6 +38,11 @@ export interface SandboxContext {
   readOnlyHomeFiles: string[];
   /** Extra environment entries; they never override the base entries. */
   extraEnv?: Record<string, string>;
+  /**
+   * The egress proxy's Unix socket (`EgressProxy.socketPath`). Without it a `proxy` network
+   * policy stays offline. Its directory is hidden in every sandbox. @default no egress
+   */
+  egressSocket?: string;
 }
 
 /**
@@ -59,6 +65,9 @@ export interface RenderedSandbox {
   env: Record<string, string>;
 }
 
+/** Where the egress proxy's socket is bound inside a sandbox granted network. */
+export const EGRESS_SOCKET_IN_SANDBOX = "/run/odek-egress.sock";
+
 /** `PATH` inside every sandbox. */
 export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -67,14 +76,23 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * `/tmp` and `/run` (host sockets live there), the home an empty tmpfs with `readOnlyHomeFiles` bound back, each protected root
  * hidden under an empty tmpfs, for a tool child `toolsDir`, deno and DENO_DIR read-only, then the
  * workspace and the set's paths (writable wins), parents before children. All namespaces are
- * unshared (network included: a `proxy` policy stays offline until the egress proxy exists) and
- * every capability is dropped (as root, bwrap would otherwise keep them, and `umount ~` would
+ * unshared (network included: the namespace has only `lo`) and every capability is dropped (as root, bwrap would otherwise keep them, and `umount ~` would
  * reveal the home). A tool child additionally gets `--allow-read` (workspace, read and write
  * paths), `--allow-write` (write paths) and `--allow-run` (`runBinaries`), nothing else: deno
  * loads its modules and `node_modules` without read permission. A tool child with
  * `permissions: "none"` gets no `--allow-*` flag, no workspace mount, `/` as its cwd, and a V8
  * heap cap of {@linkcode ISOLATED_CHILD_HEAP_MB} MiB. Without bwrap (`mode: "none"`, or
  * `bwrapPath` null for a tool child) only the Deno flags confine.
+ *
+ * Network (a `proxy` policy, with `context.egressSocket` set): the proxy's socket is bound at
+ * {@linkcode EGRESS_SOCKET_IN_SANDBOX}. A tool child gets `--allow-net` (its namespace has only
+ * `lo`, so fetch reaches nothing but the proxy) and read/write on the socket, and the socket path
+ * as the argument `--egress-socket=<path>` after the entry (reading the environment would need
+ * `--allow-env`). A program is started by a launcher that first runs
+ * `tools/egress_forwarder.ts` (deno and the forwarder bound read-only; `--allow-net` only for
+ * `127.0.0.1` and the socket) and sets `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` (and lowercase)
+ * to it. Unconfined programs (`mode: "none"`) are not proxied. The socket's directory is hidden
+ * in every sandbox.
  *
  * @param set the scope of the call
  * @param context paths and mode of this odek
@@ -129,19 +147,35 @@ export function renderSandbox(
     NO_COLOR: "1",
     ...(toolChild ? { DENO_DIR: c.denoDir } : {}),
   };
+  const egress = set.network.type === "proxy" && c.egressSocket !== undefined;
+  const sandboxed = c.mode === "bwrap" && c.bwrapPath !== null;
+  const socket = egress ? (sandboxed ? EGRESS_SOCKET_IN_SANDBOX : checked(c.egressSocket!)) : "";
+  const forwarder = `${checked(c.toolsDir)}/egress_forwarder.ts`;
   let inner = toolChild ? [] : command.argv;
+  if (egress && !toolChild && sandboxed) {
+    const forward = [c.denoPath, "run", "--no-prompt", "--no-remote", "--no-config", "--no-lock"];
+    forward.push(`--allow-net=127.0.0.1,unix:${socket}`);
+    forward.push(`--allow-read=${socket}`, `--allow-write=${socket}`, forwarder, socket);
+    inner = ["bash", "-c", EGRESS_LAUNCHER, "odek-egress", String(forward.length), ...forward];
+    inner.push(...command.argv);
+  }
   if (toolChild) {
     const run = set.runBinaries.map(checked);
     if (run.some((b) => b === c.denoPath || /(^|\/)deno(\.exe)?$/.test(b))) {
       throw new RangeError(`A tool child may never run deno: runBinaries is ${run.join(", ")}`);
     }
     inner = [c.denoPath, "run", "--no-prompt", "--no-remote", "--cached-only"];
+    const sock = egress ? [socket] : [];
     inner.push("--config", `${checked(c.toolsDir)}/deno.json`);
     if (isolated) inner.push(`--v8-flags=--max-old-space-size=${ISOLATED_CHILD_HEAP_MB}`);
-    if (reads.length > 0) inner.push(`--allow-read=${reads.join(",")}`);
-    if (writes.length > 0) inner.push(`--allow-write=${writes.join(",")}`);
+    if (reads.length + sock.length > 0) inner.push(`--allow-read=${[...reads, ...sock].join(",")}`);
+    if (writes.length + sock.length > 0) {
+      inner.push(`--allow-write=${[...writes, ...sock].join(",")}`);
+    }
+    if (egress) inner.push("--allow-net");
     if (run.length > 0) inner.push(`--allow-run=${unique(run).join(",")}`);
     inner.push(checked(command.entry));
+    if (egress) inner.push(`--egress-socket=${socket}`);
   }
   if (c.mode === "none" || (c.bwrapPath === null && toolChild)) return { argv: inner, env };
   if (c.mode === "docker" && !toolChild) {
@@ -156,7 +190,7 @@ export function renderSandbox(
   // [op, path, order at equal depth]; tmpfs hides before anything is bound back on top of it.
   // /run (and /var/run, a link to it) holds the host's sockets: docker, D-Bus, systemd, agents.
   // A read-only mount does not stop connect() on a socket file, so it is hidden too.
-  const mounts: [string, string, number][] = [
+  const mounts: [string, string, number, string?][] = [
     ["--tmpfs", "/tmp", 0],
     ["--tmpfs", "/run", 0],
     ["--tmpfs", checked(c.home), 0],
@@ -167,6 +201,11 @@ export function renderSandbox(
     mounts.push(["--ro-bind", c.toolsDir, 1], ["--ro-bind", checked(c.denoPath), 1]);
     mounts.push(["--ro-bind-try", checked(c.denoDir), 1]);
   }
+  if (c.egressSocket !== undefined) mounts.push(["--tmpfs", dirname(checked(c.egressSocket)), 0]);
+  if (egress) {
+    mounts.push(["--ro-bind", checked(c.egressSocket!), 1, EGRESS_SOCKET_IN_SANDBOX]);
+    if (!toolChild) mounts.push(["--ro-bind", checked(c.denoPath), 1], ["--ro-bind", forwarder, 1]);
+  }
   for (const path of reads) if (!writes.includes(path)) mounts.push(["--ro-bind", path, 2]);
   // A write path already writable through a writable parent, with nothing hiding or read-only
   // between them, needs no bind of its own (and may not exist yet: a bind needs a source).
@@ -175,7 +214,7 @@ export function renderSandbox(
     if (!writes.some((other) => covers(other, path, blockers))) mounts.push(["--bind", path, 2]);
   }
   for (const [, path] of mounts) if (path === "/") throw new RangeError("Cannot hide or bind /");
-  mounts.sort((a, b) => depth(a[1]) - depth(b[1]) || a[2] - b[2]);
+  mounts.sort((a, b) => depth(a[3] ?? a[1]) - depth(b[3] ?? b[1]) || a[2] - b[2]);
   const argv = [
     c.bwrapPath,
     "--die-with-parent",
@@ -184,7 +223,9 @@ export function renderSandbox(
     "--unshare-net",
   ];
   argv.push("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
-  for (const [op, path] of mounts) argv.push(op, path, ...(op === "--tmpfs" ? [] : [path]));
+  for (const [op, path, , dest] of mounts) {
+    argv.push(op, path, ...(op === "--tmpfs" ? [] : [dest ?? path]));
+  }
   argv.push("--chdir", cwd, "--", ...inner);
   return { argv, env };
 }

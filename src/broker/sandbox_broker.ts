@@ -13,6 +13,7 @@ import type { AddDir } from "../config/add_dirs.ts";
 import { isInside } from "../config/validate_workspace.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { derivePermissions } from "./derive_permissions.ts";
+import type { EgressDecision, EgressProxy } from "./egress_proxy.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { createMissingTargets, removeUntouched } from "./_granted_targets.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
@@ -45,6 +46,11 @@ export interface SandboxBrokerOptions {
   fileCallTimeoutMs?: number;
   /** A compute call not answered within this many milliseconds kills its child. @default 30_000 */
   computeCallTimeoutMs?: number;
+  /**
+   * The egress proxy that calls granted network go through (the broker closes it in `close()`).
+   * Without it, a granted network part stays offline: the sandbox keeps only `lo`.
+   */
+  egress?: EgressProxy;
 }
 
 /** The scope of every compute call: nothing at all. */
@@ -58,8 +64,9 @@ const NO_PERMISSIONS: PermissionSet = {
 
 /**
  * Runs built-in tool calls: `fixedVerdict` → `derivePermissions` → the file-tool child for the
- * scope (category `files`), a fresh sandbox (`shell`), or the compute child, which runs with no
- * permissions whatever the verdict (category `compute`). Every failure is data:
+ * scope (category `files`), the web tool child for the scope (`http_request`, `browser`), a
+ * fresh sandbox (`shell`), or the compute child, which runs with no permissions whatever the
+ * verdict (category `compute`). A scope with network reaches the egress proxy. Every failure is data:
  * an unknown tool is `unknown_tool`, bad arguments `invalid_arguments`, an invalid workspace, a
  * `deny` verdict, a `blocked` part or a non-read call in an `untrusted` run `denied`.
  *
@@ -80,9 +87,12 @@ const NO_PERMISSIONS: PermissionSet = {
  */
 export class SandboxBroker implements ToolBroker {
   #options: SandboxBrokerOptions;
+  /** The options' context, with the egress socket when there is a proxy. */
+  #context: Omit<SandboxContext, "workspace">;
   #pool: ToolChildPool;
   /** The compute child (no permissions; `tools/compute.ts`). */
   #computePool: ToolChildPool;
+  #webPool: ToolChildPool;
   /** One controller per shell command in flight, so close() kills their sandboxes. */
   #shells = new Set<AbortController>();
   /** The next shell sandbox of each scope, started ahead of time (see `_sandbox_standby.ts`). */
@@ -96,15 +106,23 @@ export class SandboxBroker implements ToolBroker {
   /** @param options context, workspace resolver, trust level and timeouts */
   constructor(options: SandboxBrokerOptions) {
     this.#options = options;
+    this.#context = options.egress
+      ? { ...options.context, egressSocket: options.egress.socketPath }
+      : options.context;
     this.#pool = new ToolChildPool({
-      context: options.context,
+      context: this.#context,
       callTimeoutMs: options.fileCallTimeoutMs,
     });
     this.#computePool = new ToolChildPool({
-      context: options.context,
+      context: this.#context,
       entry: join(options.context.toolsDir, "compute.ts"),
       callTimeoutMs: options.computeCallTimeoutMs ?? 30_000,
       permissions: "none",
+    });
+    this.#webPool = new ToolChildPool({
+      context: this.#context,
+      entry: join(options.context.toolsDir, "web.ts"),
+      callTimeoutMs: WEB_CALL_TIMEOUT_MS,
     });
   }
 
@@ -144,7 +162,8 @@ export class SandboxBroker implements ToolBroker {
       }
       throw error;
     }
-    const { context, trustLevel } = this.#options;
+    const { trustLevel } = this.#options;
+    const context = this.#context;
     const verdict = invocation.verdict ?? fixedVerdict({ name, args });
     const refused = verdict.decision === "deny" ||
       verdict.parts.some((part) => part.riskClass === "blocked");
@@ -172,6 +191,7 @@ export class SandboxBroker implements ToolBroker {
         signal,
       });
     }
+    if (tool.category === "web") return await this.#runWeb(name, args, set, workspace, signal);
     if (tool.category === "bg") {
       return await runBackgroundTool(this.#jobs, name, args, {
         set,
@@ -225,6 +245,51 @@ export class SandboxBroker implements ToolBroker {
     }
   }
 
+  /**
+   * A web call in the web child for its scope. A refused HTTPS destination reaches the child only
+   * as a failed tunnel, so the proxy's reasons for the hosts the message names are added here.
+   */
+  async #runWeb(
+    name: string,
+    args: Record<string, unknown>,
+    set: PermissionSet,
+    workspace: string,
+    signal?: AbortSignal,
+  ): Promise<ToolResult> {
+    const refusals: EgressDecision[] = [];
+    const stop = this.onEgress((decision) => {
+      if (!decision.allowed || decision.reason) refusals.push(decision);
+    });
+    try {
+      const result = await this.#webPool.call(name, args, { set, workspace, signal });
+      if (result.ok || !result.error.message.includes("could not reach")) return result;
+      const where = (d: EgressDecision) =>
+        d.host.includes(":") ? `[${d.host}]:${d.port}` : `${d.host}:${d.port}`;
+      const reasons = refusals
+        .filter((d) => result.error.message.includes(where(d)))
+        .map((d) => `${where(d)}: ${d.reason}`);
+      if (reasons.length === 0) return result;
+      const message = `${result.error.message} The proxy said: ${
+        [...new Set(reasons)].join("; ")
+      }.`;
+      return { ok: false, error: { kind: result.error.kind, message } };
+    } finally {
+      stop();
+    }
+  }
+
+  /**
+   * Report every egress decision (each destination a call with network asked for) to
+   * `listener`, until the returned function is called. Without an egress proxy nothing is
+   * reported.
+   *
+   * @param listener called once per destination; must not throw
+   * @returns a function that stops the reports
+   */
+  onEgress(listener: (decision: EgressDecision) => void): () => void {
+    return this.#options.egress?.subscribe(listener) ?? (() => {});
+  }
+
   /** Start a spare sandbox for each shell scope used so far (see `_sandbox_standby.ts`). */
   prepare(): void {
     if (!this.#closed) this.#standby.prepare();
@@ -237,11 +302,16 @@ export class SandboxBroker implements ToolBroker {
     await Promise.all([
       this.#pool.close(),
       this.#computePool.close(),
+      this.#webPool.close(),
       this.#standby.close(),
       this.#jobs.close(),
     ]);
+    await this.#options.egress?.close();
   }
 }
+
+/** A web call may take 120 s (its own timeout) plus the child's start: then its child is killed. */
+const WEB_CALL_TIMEOUT_MS = 150_000;
 
 function failure(
   kind: Exclude<ToolResult, { ok: true }>["error"]["kind"],

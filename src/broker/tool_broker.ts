@@ -5,6 +5,7 @@
  * @module
  */
 import type { Verdict } from "../danger/verdict.ts";
+import type { EgressDecision } from "./egress_proxy.ts";
 
 /** Why a tool call failed; returned to the model, never thrown. */
 export type ToolErrorKind =
@@ -51,6 +52,11 @@ export interface ToolBroker {
    * call will need, such as a spare sandbox. Synchronous work here must be short; never throws.
    */
   prepare?(): void;
+  /**
+   * Report each egress decision (a destination a call with network asked for) until the
+   * returned function is called. Brokers without egress need not implement it.
+   */
+  onEgress?(listener: (decision: EgressDecision) => void): () => void;
   /** Stop every child this broker started. Idempotent. */
   close(): Promise<void>;
 }

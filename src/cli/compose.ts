@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { createRedactor } from "../_util/create_redactor.ts";
 import { type Redactor, secretEnvValues } from "../_util/redact_known_values.ts";
@@ -14,6 +14,7 @@ import { renderWriteDiff } from "../approval/render_write_diff.ts";
 import { TerminalApprover } from "../approval/terminal_approver.ts";
 import { type Clarifier, NoOperatorClarifier } from "../approval/clarifier.ts";
 import { TerminalClarifier } from "../approval/terminal_clarifier.ts";
+import { EgressProxy } from "../broker/egress_proxy.ts";
 import { SandboxBroker } from "../broker/sandbox_broker.ts";
 import type { ClassifyContext } from "../danger/classifier.ts";
 import { createClassifier } from "../danger/create_classifier.ts";
@@ -271,12 +272,37 @@ export async function buildBroker(
       validateAddDirs(addDirs, [settings.paths.odekHome, settings.paths.installDir]),
     trustLevel: settings.config.trustLevel,
     shellTimeoutMs: settings.config.timeouts.shellSeconds * 1000,
+    ...(await startEgress(settings, io)),
   });
   return {
     broker,
     bwrapMissing: settings.config.sandbox === "bwrap" && context.bwrapPath === null,
     dockerMissing: settings.config.sandbox === "docker" && !context.dockerPath,
   };
+}
+
+/**
+ * The egress proxy of a run (docs/network.md), logging to `ODEK_HOME/logs/egress.log`. When it
+ * cannot start, calls granted network stay offline and a warning says why.
+ */
+async function startEgress(settings: Settings, io: CliIO): Promise<{ egress?: EgressProxy }> {
+  const logs = join(settings.paths.odekHome, "logs");
+  try {
+    await Deno.mkdir(logs, { recursive: true, mode: 0o700 });
+    return {
+      egress: await EgressProxy.start({
+        allowDomains: settings.config.network.allowDomains,
+        logFile: join(logs, "egress.log"),
+      }),
+    };
+  } catch (error) {
+    io.stderr.write(
+      `odek: warning: cannot start the egress proxy (${
+        (error as Error).message
+      }): calls granted network will have none. Check that the temp directory and ${logs} are writable.\n`,
+    );
+    return {};
+  }
 }
 
 /** The password in a base URL's userinfo (`https://user:pass@host/v1`), to be redacted. */

@@ -104,6 +104,16 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     workspace: session.meta.workspace,
     resumed: options.resumed,
   }, scope));
+  const stopEgress = options.broker.onEgress?.((decision) => {
+    const { host, port, address, allowed, reason } = decision;
+    emit(makeRunEvent("egress", {
+      host,
+      port,
+      ...(address !== undefined ? { address } : {}),
+      allowed,
+      ...(reason !== undefined ? { reason } : {}),
+    }, scope));
+  });
   if (session.repairedToolCallIds.length > 0) {
     emit(
       makeRunEvent("session_repaired", { tool_call_ids: [...session.repairedToolCallIds] }, scope),
@@ -182,6 +192,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   } finally {
     renderer?.close();
     removers.forEach((remove) => remove());
+    stopEgress?.();
     await options.broker.close();
     await session.close();
     await closeEvents(options.events, io);

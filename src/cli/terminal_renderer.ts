@@ -124,6 +124,17 @@ export class TerminalRenderer {
           }); it was removed and the model was told`,
         );
         break;
+      case "egress":
+        if (!event.data.allowed) {
+          const { host, port, reason } = event.data;
+          const where = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+          this.#line(
+            `${this.#paint("33", "!")} egress refused ${
+              terminalSafe(`${where}: ${reason ?? ""}`, true)
+            }`,
+          );
+        }
+        break;
       case "session_repaired":
         this.#line(
           `${

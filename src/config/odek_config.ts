@@ -86,6 +86,19 @@ export const ConfigLayerSchema = z.strictObject({
     /** Bytes kept from its end. */
     tailBytes: z.int().min(0).max(16 * 1024 * 1024).optional(),
   }).optional(),
+  network: z.strictObject({
+    /**
+     * When not empty, egress (web tools, shell commands granted network) reaches only these
+     * domains and the names below them (`example.com` allows `api.example.com`); an IP literal
+     * only when listed as is. Never lets a refused address through.
+     */
+    allowDomains: z.array(
+      z.string().min(1).max(253).regex(
+        /^(\*\.)?[A-Za-z0-9._:-]+$/,
+        "a domain name or an IP address",
+      ),
+    ).max(1000).optional(),
+  }).optional(),
   budgets: z.strictObject({
     /** Model turns per run before the run stops with exit code 4. */
     maxIterations: z.int().min(1).max(10_000).optional(),
@@ -144,6 +157,7 @@ export interface OdekConfig {
     compactionTimeoutSeconds: number;
     compactionMaxTokens: number;
   };
+  network: { allowDomains: string[] };
 }
 
 /** What the config may say about one model. */
@@ -190,4 +204,5 @@ export const DEFAULT_CONFIG: OdekConfig = {
     compactionMaxTokens: 1024,
   },
   toolOutput: { maxBytes: 16_384, headBytes: 12_288, tailBytes: 4_096 },
+  network: { allowDomains: [] },
 };

@@ -37,9 +37,12 @@ const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_TOOL_OUTPUT_MAX_BYTES", "toolOutput.maxBytes"],
   ["ODEK_TOOL_OUTPUT_HEAD_BYTES", "toolOutput.headBytes"],
   ["ODEK_TOOL_OUTPUT_TAIL_BYTES", "toolOutput.tailBytes"],
+  ["ODEK_ALLOW_DOMAINS", "network.allowDomains"],
 ];
 /** Keys whose environment value `true`/`1` or `false`/`0` becomes a boolean. */
 const BOOLEAN = new Set(["context.compaction"]);
+/** Keys whose environment value is a comma-separated list. */
+const LISTS = new Set(["network.allowDomains"]);
 const NUMERIC = new Set([
   "contextWindow",
   "timeouts.requestSeconds",
@@ -158,7 +161,9 @@ function envConfigLayer(env: Record<string, string>): ConfigLayer {
   for (const [name, path] of ENV_KEYS) {
     const raw = name === "ODEK_BASE_URL" ? baseUrl : env[name];
     if (raw === undefined || raw === "") continue;
-    const value = NUMERIC.has(path) && /^-?\d+(\.\d+)?$/.test(raw.trim())
+    const value = LISTS.has(path)
+      ? raw.split(",").map((item) => item.trim()).filter((item) => item !== "")
+      : NUMERIC.has(path) && /^-?\d+(\.\d+)?$/.test(raw.trim())
       ? Number(raw)
       : BOOLEAN.has(path) && /^(true|1|false|0)$/i.test(raw.trim())
       ? /^(true|1)$/i.test(raw.trim())
@@ -169,7 +174,10 @@ function envConfigLayer(env: Record<string, string>): ConfigLayer {
       name === "ODEK_BASE_URL" && env.ODEK_BASE_URL === undefined ? "OPENAI_BASE_URL" : name,
     );
   }
-  return validateLayer(layer, (path) => `environment variable ${sources.get(path) ?? path}`);
+  // A list item's issue path ends in its index (network.allowDomains.1): name the list's variable.
+  const sourceOf = (path: string) =>
+    sources.get(path) ?? sources.get(path.replace(/\.\d+$/, "")) ?? path;
+  return validateLayer(layer, (path) => `environment variable ${sourceOf(path)}`);
 }
 
 function validateLayer(
@@ -214,7 +222,8 @@ function expected(issue: z.core.$ZodIssue): string {
     case "invalid_value":
       return `one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "invalid_format":
-      return issue.format === "url" ? "an http:// or https:// URL" : `a ${issue.format}`;
+      if (issue.format === "url") return "an http:// or https:// URL";
+      return issue.format === "regex" ? issue.message : `a ${issue.format}`;
     default:
       return issue.message.replace(/^Invalid input: /, "").toLowerCase();
   }
@@ -280,7 +289,11 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
 }
 
 function getPath(data: unknown, keys: string[]): unknown {
-  return keys.reduce<unknown>((node, key) => (isPlainObject(node) ? node[key] : undefined), data);
+  return keys.reduce<unknown>(
+    (node, key) =>
+      isPlainObject(node) ? node[key] : Array.isArray(node) ? node[Number(key)] : undefined,
+    data,
+  );
 }
 
 function lineColumn(text: string, offset: number): { line: number; column: number } {

@@ -55,6 +55,11 @@ export interface RunEventData {
   approval_requested: { call_ids: string[]; classes: string[] };
   /** The approver's answer for one call. */
   approval_answered: { call_id: string; approved: boolean; scope: string; reason?: string };
+  /**
+   * A destination a call with network asked the egress proxy for: allowed (and connected to
+   * `address`) or refused with the reason (design §2).
+   */
+  egress: { host: string; port: number; address?: string; allowed: boolean; reason?: string };
   /** Tool calls left without a result by a crash got a synthetic "interrupted" result on resume. */
   session_repaired: { tool_call_ids: string[] };
   session_saved: { message_count: number };

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { OdekError } from "../../src/_util/odek_error.ts";
 import type { PermissionSet } from "../../src/broker/permission_set.ts";
 import {
+  EGRESS_SOCKET_IN_SANDBOX,
   type RenderedSandbox,
   renderSandbox,
   SANDBOX_PATH,
@@ -23,8 +24,11 @@ const CONTEXT: SandboxContext = {
   protectedRoots: ["/home/u/.odek", "/opt/odek"],
   readOnlyHomeFiles: ["/home/u/.gitconfig"],
 };
+const SOCKET = "/tmp/odek-egress-x/proxy.sock";
+const PROGRAM_ARGV = ["bash", "-c", "echo hi"];
 const TOOL: SandboxCommand = { kind: "tool_child", entry: "/opt/odek/tools/files.ts" };
-const PROGRAM: SandboxCommand = { kind: "program", argv: ["bash", "-c", "echo hi"] };
+const PROGRAM: SandboxCommand = { kind: "program", argv: PROGRAM_ARGV };
+const COMMANDS: readonly SandboxCommand[] = [TOOL, PROGRAM];
 
 function set(partial: Partial<PermissionSet> = {}): PermissionSet {
   return {
@@ -44,7 +48,9 @@ function mounts(argv: string[]): [string, string][] {
     const op = argv[i];
     if (["--tmpfs", "--dev", "--proc"].includes(op)) out.push([op, argv[++i]]);
     else if (/^--(ro-)?bind(-try)?$/.test(op)) {
-      assert.equal(argv[i + 1], argv[i + 2], `${op} binds ${argv[i + 1]} at its own path`);
+      if (argv[i + 2] !== EGRESS_SOCKET_IN_SANDBOX) {
+        assert.equal(argv[i + 1], argv[i + 2], `${op} binds ${argv[i + 1]} at its own path`);
+      } else assert.equal(argv[i + 1], SOCKET, "only the egress socket is bound elsewhere");
       out.push([op, argv[i + 2]]);
       i += 2;
     }
@@ -136,6 +142,69 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       PROGRAM,
     );
     assert.ok(argv.includes("--unshare-net") && !argv.includes("--share-net"));
+    assert.ok(!argv.some((a) => a.includes("egress")));
+  });
+  const egress = { ...CONTEXT, egressSocket: SOCKET };
+  const online = set({ network: { type: "proxy", allowDomains: [] } });
+  await t.step(
+    "program with network: the socket, deno and the forwarder, then the launcher",
+    () => {
+      const { argv, env } = renderSandbox(online, egress, PROGRAM);
+      assert.ok(argv.includes("--unshare-net") && !argv.includes("--share-net"));
+      const m = mounts(argv);
+      assert.ok(m.some(([op, p]) => op === "--tmpfs" && p === "/tmp/odek-egress-x"));
+      assert.ok(m.some(([op, p]) => op === "--ro-bind" && p === EGRESS_SOCKET_IN_SANDBOX));
+      assert.ok(
+        m.some(([op, p]) => op === "--ro-bind" && p === "/opt/odek/tools/egress_forwarder.ts"),
+      );
+      assert.ok(m.some(([op, p]) => op === "--ro-bind" && p === CONTEXT.denoPath));
+      const inner = argv.slice(argv.indexOf("--") + 1);
+      assert.deepEqual(inner.slice(0, 2), ["bash", "-c"]);
+      assert.equal(inner[3], "odek-egress");
+      const n = Number(inner[4]);
+      const forwarder = inner.slice(5, 5 + n);
+      assert.deepEqual(forwarder, [
+        CONTEXT.denoPath,
+        "run",
+        "--no-prompt",
+        "--no-remote",
+        "--no-config",
+        "--no-lock",
+        `--allow-net=127.0.0.1,unix:${EGRESS_SOCKET_IN_SANDBOX}`,
+        `--allow-read=${EGRESS_SOCKET_IN_SANDBOX}`,
+        `--allow-write=${EGRESS_SOCKET_IN_SANDBOX}`,
+        "/opt/odek/tools/egress_forwarder.ts",
+        EGRESS_SOCKET_IN_SANDBOX,
+      ]);
+      assert.deepEqual(inner.slice(5 + n), ["bash", "-c", "echo hi"]);
+      assert.ok(!argv.some((a) => a.startsWith("--egress-socket")));
+      assert.deepEqual(
+        Object.keys(env).sort(),
+        Object.keys(renderSandbox(set(), CONTEXT, PROGRAM).env).sort(),
+      );
+    },
+  );
+  await t.step("tool child with network: --allow-net, the socket readable and writable", () => {
+    const { argv, env } = renderSandbox(online, egress, TOOL);
+    assert.ok(argv.includes("--allow-net"));
+    assert.ok(argv.includes(`--allow-read=${WS},${EGRESS_SOCKET_IN_SANDBOX}`));
+    assert.ok(argv.includes(`--allow-write=${EGRESS_SOCKET_IN_SANDBOX}`));
+    assert.equal(argv.at(-1), `--egress-socket=${EGRESS_SOCKET_IN_SANDBOX}`);
+    assert.equal(argv.at(-2), TOOL.kind === "tool_child" ? TOOL.entry : "");
+    assert.equal(env.ODEK_EGRESS_SOCKET, undefined);
+    const none = renderSandbox(online, { ...egress, bwrapPath: null }, TOOL);
+    assert.ok(none.argv.includes(`--allow-write=${SOCKET}`));
+    assert.equal(none.argv.at(-1), `--egress-socket=${SOCKET}`);
+  });
+  await t.step("without network the socket's directory is hidden and nothing else changes", () => {
+    for (const command of [TOOL, PROGRAM]) {
+      const plain = renderSandbox(set(), CONTEXT, command).argv;
+      const { argv } = renderSandbox(set(), egress, command);
+      assert.ok(!argv.some((a) => a.startsWith("--allow-net") || a === EGRESS_SOCKET_IN_SANDBOX));
+      const at = argv.indexOf("/tmp/odek-egress-x");
+      assert.equal(argv[at - 1], "--tmpfs");
+      assert.deepEqual([...argv.slice(0, at - 1), ...argv.slice(at + 1)], plain);
+    }
   });
   await t.step("mode none: the Deno flags alone / the bare program", () => {
     const none = { ...CONTEXT, mode: "none" as const };
@@ -209,8 +278,14 @@ Deno.test("renderSandbox() never emits an escape, over its whole output space", 
     { ...CONTEXT, bwrapPath: null },
     { ...CONTEXT, workspace: "/opt/odek" },
     { ...CONTEXT, protectedRoots: [], readOnlyHomeFiles: [], extraEnv: { A: "1" } },
+    { ...CONTEXT, egressSocket: SOCKET },
+    { ...CONTEXT, egressSocket: SOCKET, mode: "none" },
+    { ...CONTEXT, egressSocket: SOCKET, bwrapPath: null },
   ];
-  const allowedEnv = new Set([...Object.keys(renderSandbox(set(), CONTEXT, TOOL).env), "A"]);
+  const allowedEnv = new Set([
+    ...Object.keys(renderSandbox(set(), CONTEXT, TOOL).env),
+    "A",
+  ]);
   let rendered = 0;
   for (const context of contexts) {
     for (const readPaths of subsets(pathPool)) {
@@ -222,7 +297,7 @@ Deno.test("renderSandbox() never emits an escape, over its whole output space", 
           }]
         ) {
           for (const runBinaries of binaryPool) {
-            for (const command of [TOOL, PROGRAM]) {
+            for (const command of COMMANDS) {
               const s = set({ readPaths, writePaths, network, runBinaries });
               const call = (): RenderedSandbox => renderSandbox(s, context, command);
               if (
@@ -237,18 +312,38 @@ Deno.test("renderSandbox() never emits an escape, over its whole output space", 
               }
               const { argv, env }: RenderedSandbox = call();
               rendered++;
-              for (const arg of argv) {
+              const egress = network.type === "proxy" && context.egressSocket !== undefined;
+              const sandboxed = context.mode === "bwrap" && context.bwrapPath !== null;
+              const socket = sandboxed ? EGRESS_SOCKET_IN_SANDBOX : SOCKET;
+              // The forwarder's own flags (a program granted network, in bwrap) come first.
+              const start: number = argv.indexOf("odek-egress");
+              const forwarder: string[] = start < 0
+                ? []
+                : argv.slice(start + 2, start + 2 + +argv[start + 1]);
+              assert.equal(start >= 0, egress && sandboxed && command.kind === "program");
+              if (start >= 0) {
+                assert.deepEqual(forwarder.filter((a) => a.startsWith("--allow")), [
+                  `--allow-net=127.0.0.1,unix:${socket}`,
+                  `--allow-read=${socket}`,
+                  `--allow-write=${socket}`,
+                ]);
+              }
+              for (const arg of argv.filter((a) => !forwarder.includes(a))) {
                 assert.ok(!["-A", "--allow-all", "--share-net"].includes(arg), arg);
-                assert.ok(!/^--allow-(ffi|net|env|sys|import|all|hrtime)/.test(arg), arg);
-                if (arg.startsWith("--allow-")) {
+                assert.ok(!/^--allow-(ffi|env|sys|import|all|hrtime)/.test(arg), arg);
+                if (arg.startsWith("--allow-net")) {
+                  assert.ok(egress && command.kind === "tool_child" && arg === "--allow-net", arg);
+                } else if (arg.startsWith("--allow-")) {
                   assert.match(arg, /^--allow-(read|write|run)=\/[^=]*[^=,]$/);
                 }
                 if (arg.startsWith("--allow-run")) assert.ok(!/deno/.test(arg), arg);
               }
+              assert.equal(argv.includes("--allow-net"), egress && command.kind === "tool_child");
               const allowWrite: string | undefined = argv.find((a: string) =>
                 a.startsWith("--allow-write=")
               );
-              const expectedWrites = [...new Set(writePaths)].sort().join(",");
+              const sock = egress && command.kind === "tool_child" ? [socket] : [];
+              const expectedWrites = [...[...new Set(writePaths)].sort(), ...sock].join(",");
               if (command.kind === "tool_child") {
                 assert.equal(
                   allowWrite?.slice("--allow-write=".length),
@@ -256,7 +351,8 @@ Deno.test("renderSandbox() never emits an escape, over its whole output space", 
                 );
                 assert.ok(argv.some((a: string) => a.startsWith(`--allow-read=`)));
               } else {
-                assert.equal(allowWrite, undefined);
+                assert.equal(argv.find((a) => a.startsWith("--allow-write=/srv")), undefined);
+                assert.equal(allowWrite, start >= 0 ? `--allow-write=${socket}` : undefined);
               }
               for (const key of Object.keys(env)) assert.ok(allowedEnv.has(key), key);
               if (argv[0] !== "/usr/bin/bwrap") continue;

@@ -112,3 +112,24 @@ Deno.test("TerminalRenderer names a spent budget and marks a partial summary as 
   assert.match(out.stderr, /glob was called 3 times in a row with the same arguments/);
   assert.equal(out.stdout, "\n[Iteration budget reached — partial summary]\nhalf done\n");
 });
+
+Deno.test("TerminalRenderer shows refused egress destinations, not allowed ones", () => {
+  const { r, out } = renderer();
+  r.handle(makeRunEvent("egress", {
+    host: "198.51.100.7",
+    port: 443,
+    address: "198.51.100.7",
+    allowed: true,
+  }, scope));
+  r.handle(makeRunEvent("egress", {
+    host: "::ffff:7f00:1",
+    port: 80,
+    address: "::ffff:7f00:1",
+    allowed: false,
+    reason: `IPv4-mapped form of a loopback address${ESC}[2K`,
+  }, scope));
+  assert.equal(
+    out.stderr,
+    "! egress refused [::ffff:7f00:1]:80: IPv4-mapped form of a loopback address\n",
+  );
+});

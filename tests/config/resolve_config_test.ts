@@ -194,3 +194,31 @@ Deno.test("resolveConfig() reads toolOutput from the file and ODEK_TOOL_OUTPUT_*
     /toolOutput\.headBytes \(12288\) \+ toolOutput\.tailBytes \(4096\) exceed toolOutput\.maxBytes \(8192\)/,
   );
 });
+
+Deno.test("resolveConfig() reads network.allowDomains from the file and ODEK_ALLOW_DOMAINS", async () => {
+  await withConfigFile(
+    '{ "network": { "allowDomains": ["example.com", "*.pypi.org"] } }',
+    async (file) => {
+      const fromFile = await resolveConfig({ configFile: file, env: {} });
+      assert.deepEqual(fromFile.network.allowDomains, ["example.com", "*.pypi.org"]);
+      const fromEnv = await resolveConfig({
+        configFile: file,
+        env: { ODEK_ALLOW_DOMAINS: " github.com, ,198.51.100.7 " },
+      });
+      assert.deepEqual(fromEnv.network.allowDomains, ["github.com", "198.51.100.7"]);
+    },
+  );
+  const none = await resolveConfig({ configFile: "/nonexistent/c.jsonc", env: {} });
+  assert.deepEqual(none.network.allowDomains, []);
+  await assert.rejects(
+    resolveConfig({
+      configFile: "/nonexistent/c.jsonc",
+      env: { ODEK_ALLOW_DOMAINS: "ok.test,bad domain" },
+    }),
+    (error: unknown) => {
+      assert.ok(error instanceof OdekError && error.code === "CONFIG_INVALID");
+      assert.match(error.message, /ODEK_ALLOW_DOMAINS/);
+      return true;
+    },
+  );
+});

@@ -25,7 +25,7 @@ export interface OdekFixture extends AsyncDisposable {
   home: string;
   odekHome: string;
   workspace: string;
-  /** Base env: PATH, HOME, ODEK_HOME, NO_COLOR, DENO_DIR. */
+  /** Base env: PATH, HOME, ODEK_HOME, NO_COLOR, DENO_DIR, ODEK_ALLOW_DOMAINS. */
   env: Record<string, string>;
   /** Run odek to the end. */
   run(args: string[], options?: RunOptions): Promise<OdekResult>;
@@ -74,6 +74,9 @@ export async function odekFixture(): Promise<OdekFixture> {
     ODEK_HOME: odekHome,
     NO_COLOR: "1",
     DENO_DIR: denoDir(),
+    // Approved network goes through the egress proxy: keep every real name off DNS and the
+    // internet in tests (only localhost passes the allow-list, and loopback is refused anyway).
+    ODEK_ALLOW_DOMAINS: "localhost",
   };
   const command = (args: string[], options: RunOptions, stdin: "piped" | "null") =>
     new Deno.Command(options.noTerminal ? "setsid" : Deno.execPath(), {

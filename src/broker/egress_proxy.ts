@@ -1,0 +1,354 @@
+/**
+ * The egress proxy run by the core (design §2): the only way out of a sandbox granted network.
+ *
+ * @module
+ */
+import { lookup } from "node:dns/promises";
+import { dirname, join } from "node:path";
+import { checkAddress } from "../_util/check_address.ts";
+import { matchAllowDomains } from "../_util/match_allow_domains.ts";
+import { parseProxyRequest } from "./_proxy_request.ts";
+import { sweepStaleEgress } from "./_sweep_stale_egress.ts";
+
+/** One destination the proxy was asked for, and what it decided. */
+export interface EgressDecision {
+  /** The host as the client named it (a name or an IP literal, without brackets). */
+  host: string;
+  port: number;
+  /** The address connected to (allowed), or the refused address when one was resolved. */
+  address?: string;
+  allowed: boolean;
+  /** Why it was refused, or why the allowed connection failed. */
+  reason?: string;
+}
+
+/** Options for {@linkcode EgressProxy.start}. */
+export interface EgressProxyOptions {
+  /** `network.allowDomains`: when not empty, only these domains (and names below them). @default [] */
+  allowDomains?: readonly string[];
+  /** Called once per destination, allowed or refused. Must not throw. */
+  onDecision?: (decision: EgressDecision) => void;
+  /** Append one line per destination to this file (created 0600). @default no log file */
+  logFile?: string;
+  /**
+   * Resolve a host to its addresses. @default node's `dns.lookup` with `all: true`: the system
+   * resolver (getaddrinfo), so `/etc/hosts` and nsswitch count; `Deno.resolveDns` would not
+   */
+  resolve?: (host: string) => Promise<string[]>;
+  /**
+   * Open the connection to a checked address. A seam for tests, which cannot reach a public
+   * address. @default `Deno.connect({ hostname: address, port })`
+   */
+  connect?: (address: string, port: number) => Promise<Deno.Conn>;
+  /** Give up connecting to the destination after this many milliseconds. @default 15_000 */
+  connectTimeoutMs?: number;
+  /** Where the socket's private directory is created. @default the system temp directory */
+  dir?: string;
+}
+
+const MAX_HEAD_BYTES = 32 * 1024;
+/** Connections served at once; more are answered 503 (a sandbox cannot exhaust the core's files). */
+const MAX_CONNECTIONS = 256;
+const HEAD_TIMEOUT_MS = 15_000;
+
+/**
+ * An HTTP proxy on a Unix socket (`CONNECT host:port` for HTTPS and other TCP, absolute-URI
+ * requests for plain HTTP) that resolves each destination with the system resolver, refuses it
+ * when the host is outside the allow-list or any resolved address is refused by
+ * `checkAddress`, and otherwise connects to the address it checked (never resolving again, so
+ * DNS rebinding cannot swap it). Every destination is reported (`onDecision`) and logged.
+ * A refusal is `403` with `X-Odek-Egress: refused` and the reason as the body.
+ *
+ * @example Refuse a loopback destination
+ * ```ts
+ * import { EgressProxy } from "./egress_proxy.ts";
+ * const decisions: unknown[] = [];
+ * const proxy = await EgressProxy.start({ onDecision: (d) => decisions.push(d) });
+ * try {
+ *   const conn = await Deno.connect({ transport: "unix", path: proxy.socketPath });
+ *   await conn.write(new TextEncoder().encode("CONNECT 127.0.0.1:9:x HTTP/1.1\r\n\r\n"));
+ *   const reply = new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
+ *   if (!reply.startsWith("HTTP/1.1 400")) throw new Error(reply);
+ * } finally {
+ *   await proxy.close();
+ * }
+ * ```
+ */
+export class EgressProxy {
+  /** The Unix socket clients connect to (inside a private 0700 directory). */
+  readonly socketPath: string;
+  #listener: Deno.Listener;
+  #dir: string;
+  #options: EgressProxyOptions;
+  #open = new Set<Deno.Conn>();
+  #listeners = new Set<(decision: EgressDecision) => void>();
+  #log: Promise<void> = Promise.resolve();
+  #serving: Promise<void>;
+
+  private constructor(listener: Deno.Listener, dir: string, options: EgressProxyOptions) {
+    this.#listener = listener;
+    this.#dir = dir;
+    this.#options = options;
+    this.socketPath = (listener.addr as Deno.UnixAddr).path;
+    this.#serving = this.#serve();
+  }
+
+  /**
+   * Create the socket's private directory and start listening. Directories that killed proxies
+   * left in the same place are removed (see `_sweep_stale_egress.ts`).
+   *
+   * @param options allow-list, decision callback, log file, resolver, timeouts
+   * @returns the running proxy
+   * @throws what `Deno.makeTempDir` and `Deno.listen` throw (e.g. `PermissionDenied`)
+   */
+  static async start(options: EgressProxyOptions = {}): Promise<EgressProxy> {
+    const dir = await Deno.makeTempDir({ prefix: "odek-egress-", dir: options.dir });
+    await Deno.chmod(dir, 0o700);
+    const listener = Deno.listen({ transport: "unix", path: join(dir, "proxy.sock") });
+    await sweepStaleEgress(dirname(dir), dir);
+    return new EgressProxy(listener, dir, options);
+  }
+
+  /**
+   * Also report every later decision to `listener` (besides `onDecision`).
+   *
+   * @param listener called once per destination; must not throw
+   * @returns a function that stops the reports
+   */
+  subscribe(listener: (decision: EgressDecision) => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  /** Stop listening, cut every open connection, remove the socket directory. Idempotent. */
+  async close(): Promise<void> {
+    try {
+      this.#listener.close();
+    } catch {
+      // Already closed.
+    }
+    for (const conn of this.#open) closeQuietly(conn);
+    await this.#serving;
+    await this.#log;
+    await Deno.remove(this.#dir, { recursive: true }).catch(() => {});
+  }
+
+  async #serve(): Promise<void> {
+    try {
+      for await (const conn of this.#listener) {
+        if (this.#open.size >= MAX_CONNECTIONS * 2) { // each tunnel holds two connections
+          void refuseBusy(conn);
+          continue;
+        }
+        this.#open.add(conn);
+        void this.#handle(conn).finally(() => {
+          this.#open.delete(conn);
+          closeQuietly(conn);
+        });
+      }
+    } catch {
+      // The listener was closed.
+    }
+  }
+
+  async #handle(client: Deno.Conn): Promise<void> {
+    const head = await readHead(client);
+    if (head === null) return reply(client, 400, "the request head is missing or too large");
+    const request = parseProxyRequest(head.text);
+    if (request.type === "bad") return reply(client, request.status, request.message);
+    const { host, port } = request;
+    const decided = await this.#decide(host, port);
+    if (!decided.allowed) {
+      this.#report(decided);
+      return reply(client, 403, `odek egress refused ${hostPort(host, port)}: ${decided.reason}`);
+    }
+    let upstream: Deno.Conn | null = null;
+    const connect = this.#options.connect ?? ((hostname, port) => Deno.connect({ hostname, port }));
+    const failures: string[] = [];
+    for (const address of decided.addresses) {
+      try {
+        upstream = await within(
+          connect(address, port),
+          this.#options.connectTimeoutMs ?? 15_000,
+        );
+        this.#report({ host, port, address, allowed: true });
+        break;
+      } catch (error) {
+        failures.push(`${address}: ${(error as Error).message}`);
+      }
+    }
+    if (upstream === null) {
+      const reason = `cannot connect (${failures.join("; ")})`;
+      this.#report({ host, port, address: decided.addresses[0], allowed: true, reason });
+      return reply(client, 502, `odek egress could not reach ${hostPort(host, port)}: ${reason}`);
+    }
+    this.#open.add(upstream);
+    try {
+      const first = request.type === "connect"
+        ? (await writeAll(client, "HTTP/1.1 200 Connection established\r\n\r\n"), head.rest)
+        : concat(new TextEncoder().encode(request.head), head.rest);
+      if (first.length > 0) await writeAll(upstream, first);
+      await Promise.all([pump(client, upstream), pump(upstream, client)]);
+    } catch {
+      // Either side went away.
+    } finally {
+      this.#open.delete(upstream);
+      closeQuietly(upstream);
+    }
+  }
+
+  async #decide(
+    host: string,
+    port: number,
+  ): Promise<{ allowed: true; addresses: string[] } | EgressDecision & { allowed: false }> {
+    if (!matchAllowDomains(host, this.#options.allowDomains ?? [])) {
+      return { host, port, allowed: false, reason: "the host is not in network.allowDomains" };
+    }
+    if (/(^|\.)invalid\.?$/i.test(host)) {
+      // RFC 6761 §6.4: never resolves; refusing here also keeps the lookup off the network.
+      return { host, port, allowed: false, reason: "a reserved .invalid name never resolves" };
+    }
+    let addresses: string[];
+    try {
+      addresses = await (this.#options.resolve ?? systemResolve)(host);
+    } catch (error) {
+      const reason = `cannot resolve the host (${(error as Error).message})`;
+      return { host, port, allowed: false, reason };
+    }
+    if (addresses.length === 0) {
+      return { host, port, allowed: false, reason: "the host resolves to no address" };
+    }
+    for (const address of addresses) {
+      const check = checkAddress(address);
+      if (!check.allowed) {
+        const reason = addresses.length > 1
+          ? `${check.reason}, one of its ${addresses.length} addresses`
+          : check.reason;
+        return { host, port, address, allowed: false, reason };
+      }
+    }
+    return { allowed: true, addresses };
+  }
+
+  #report(decision: EgressDecision): void {
+    for (const listener of [this.#options.onDecision, ...this.#listeners]) {
+      try {
+        listener?.(decision);
+      } catch {
+        // A faulty listener must not break the proxy.
+      }
+    }
+    const file = this.#options.logFile;
+    if (file === undefined) return;
+    const { host, port, address, allowed, reason } = decision;
+    const line = `${new Date().toISOString()} ${allowed ? "allowed" : "refused"} ${
+      JSON.stringify(hostPort(host, port))
+    } ${address ?? "-"}${reason ? ` ${JSON.stringify(reason)}` : ""}\n`;
+    this.#log = this.#log.then(() =>
+      Deno.writeTextFile(file, line, { append: true, mode: 0o600 }).catch(() => {})
+    );
+  }
+}
+
+function hostPort(host: string, port: number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+async function systemResolve(host: string): Promise<string[]> {
+  const answers = await lookup(host, { all: true, verbatim: true });
+  return answers.map((answer) => answer.address);
+}
+
+async function readHead(conn: Deno.Conn): Promise<{ text: string; rest: Uint8Array } | null> {
+  let buffer = new Uint8Array(0);
+  const chunk = new Uint8Array(8192);
+  const timer = setTimeout(() => closeQuietly(conn), HEAD_TIMEOUT_MS);
+  try {
+    while (buffer.length <= MAX_HEAD_BYTES) {
+      const n = await conn.read(chunk);
+      if (n === null) return null;
+      buffer = concat(buffer, chunk.subarray(0, n));
+      const end = findBlankLine(buffer);
+      if (end >= 0) {
+        const text = new TextDecoder("latin1").decode(buffer.subarray(0, end));
+        return { text, rest: buffer.slice(end + 4) };
+      }
+    }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function findBlankLine(bytes: Uint8Array): number {
+  for (let i = 0; i + 3 < bytes.length; i++) {
+    if (bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+async function within(connecting: Promise<Deno.Conn>, ms: number): Promise<Deno.Conn> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([connecting, timeout]);
+  } catch (error) {
+    connecting.then(closeQuietly, () => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Copy `from` to `to` until `from` ends, then half-close `to` so the far side sees the end. */
+async function pump(from: Deno.Conn, to: Deno.Conn): Promise<void> {
+  await from.readable.pipeTo(to.writable, { preventClose: true }).catch(() => {});
+  await to.closeWrite().catch(() => {});
+}
+
+/** Answer 503 without reading the request: half-close first, so the client gets the answer. */
+async function refuseBusy(conn: Deno.Conn): Promise<void> {
+  await reply(conn, 503, `odek egress serves at most ${MAX_CONNECTIONS} connections at once`);
+  await conn.closeWrite().catch(() => {});
+  setTimeout(() => closeQuietly(conn), 1000);
+}
+
+async function reply(conn: Deno.Conn, status: number, message: string): Promise<void> {
+  const text = {
+    400: "Bad Request",
+    403: "Forbidden",
+    405: "Method Not Allowed",
+    503: "Service Unavailable",
+  }[status] ?? "Bad Gateway";
+  const body = new TextEncoder().encode(`${message}\n`);
+  const head = `HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+    `X-Odek-Egress: ${status === 403 ? "refused" : "error"}\r\nConnection: close\r\n` +
+    `Content-Length: ${body.length}\r\n\r\n`;
+  await writeAll(conn, concat(new TextEncoder().encode(head), body)).catch(() => {});
+}
+
+async function writeAll(conn: Deno.Conn, data: string | Uint8Array): Promise<void> {
+  let bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  while (bytes.length > 0) bytes = bytes.subarray(await conn.write(bytes));
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // Already closed.
+  }
+}
