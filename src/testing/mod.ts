@@ -19,4 +19,5 @@ export {
   type ScriptedModelRequest,
   type ScriptedModelTurns,
 } from "./scripted_model.ts";
+export { FakeClock, type FakeClockOptions } from "./fake_clock.ts";
 export { FakeBroker, type FakeBrokerCall, type FakeToolHandler } from "./fake_broker.ts";
