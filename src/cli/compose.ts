@@ -91,6 +91,14 @@ export async function buildModel(
     apiKey: apiKey ?? "odek-no-key",
     model: options.model,
     requestTimeoutMs: config.timeouts.requestSeconds * 1000,
+    connectTimeoutMs: config.timeouts.connectSeconds * 1000,
+    streamIdleTimeoutMs: config.timeouts.streamIdleSeconds * 1000,
+    retry: {
+      maxAttempts: config.retry.maxAttempts,
+      baseMs: config.retry.baseMs,
+      maxMs: Math.max(config.retry.maxMs, config.retry.baseMs),
+      retryAfterCapMs: config.retry.retryAfterCapSeconds * 1000,
+    },
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
   });
 }

@@ -26,6 +26,10 @@ const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_TRUST_LEVEL", "trustLevel"],
   ["ODEK_REQUEST_TIMEOUT_SECONDS", "timeouts.requestSeconds"],
   ["ODEK_SHELL_TIMEOUT_SECONDS", "timeouts.shellSeconds"],
+  ["ODEK_CONNECT_TIMEOUT_SECONDS", "timeouts.connectSeconds"],
+  ["ODEK_STREAM_IDLE_SECONDS", "timeouts.streamIdleSeconds"],
+  ["ODEK_RETRY_MAX_ATTEMPTS", "retry.maxAttempts"],
+  ["ODEK_RETRY_BASE_MS", "retry.baseMs"],
   ["ODEK_MAX_ITERATIONS", "budgets.maxIterations"],
   ["ODEK_MAX_TOOL_PARALLEL", "budgets.maxToolParallel"],
 ];
@@ -33,6 +37,10 @@ const NUMERIC = new Set([
   "contextWindow",
   "timeouts.requestSeconds",
   "timeouts.shellSeconds",
+  "timeouts.connectSeconds",
+  "timeouts.streamIdleSeconds",
+  "retry.maxAttempts",
+  "retry.baseMs",
   "budgets.maxIterations",
   "budgets.maxToolParallel",
 ]);
