@@ -46,7 +46,7 @@ export interface TimedFetchOptions {
  * Wraps `inner` so that each request is bounded three ways (see {@linkcode TimedFetchOptions}).
  * When a bound is crossed the inner request is aborted and the promise (or the body read) rejects
  * with a {@linkcode ModelTimeoutError}. The caller's own `signal` still aborts as usual, with its
- * own reason. Timers never keep the process alive on their own.
+ * own reason.
  */
 export function timedFetch(inner: typeof fetch, options: TimedFetchOptions): typeof fetch {
   return async (input, init) => {
@@ -55,8 +55,11 @@ export function timedFetch(inner: typeof fetch, options: TimedFetchOptions): typ
       ? AbortSignal.any([init.signal, controller.signal])
       : controller.signal;
     const expire = (kind: ModelTimeoutKind, ms: number) =>
-      timer(() => controller.abort(new ModelTimeoutError(kind, ms)), ms);
+      setTimeout(() => controller.abort(new ModelTimeoutError(kind, ms)), ms);
+    // The connect and idle timers run only while something waits, and keep the process alive
+    // for it; the cap spans the whole request (a body nobody reads) and never does on its own.
     const cap = expire("request", options.requestTimeoutMs);
+    cap.unref();
     const connect = expire("connect", options.connectTimeoutMs);
     let response: Response;
     try {
@@ -104,12 +107,6 @@ export function timedFetch(inner: typeof fetch, options: TimedFetchOptions): typ
 }
 
 type Timer = ReturnType<typeof setTimeout>;
-
-function timer(fn: () => void, ms: number): Timer {
-  const id = setTimeout(fn, ms);
-  id.unref();
-  return id;
-}
 
 /** `promise`, or a rejection with the signal's reason as soon as it aborts. */
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
