@@ -36,7 +36,7 @@ export interface ClassifyContext extends ModelErrorContext {
 
 // Phrases providers use for an over-long prompt (odek-go §3.1 step 4 lists the same family).
 const CONTEXT_LENGTH =
-  /context[_ ]length|maximum context|context window|too many tokens|reduce the length|input is too long|prompt is too long|max_input_tokens|maximum (?:input )?length/i;
+  /context[_ ]length|maximum context|context window|context size|too many tokens|reduce the length|input is too long|prompt is too long|max_input_tokens/i;
 const QUOTA =
   /insufficient[_ ](?:quota|balance)|exceeded your current quota|billing|out of credits/i;
 const TRANSIENT_STREAM_ERROR =

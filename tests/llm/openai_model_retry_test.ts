@@ -170,6 +170,19 @@ Deno.test("OpenAIModel throws CONTEXT_LENGTH_EXCEEDED at once for a context-leng
   }
 });
 
+Deno.test("OpenAIModel does not take any 'maximum length' 400 for a context-length error", async () => {
+  const { fetch, model, request } = setup([
+    errorAnswer(400, {
+      message:
+        "Invalid 'tools[0].function.name': string too long. Expected a string with maximum length 64",
+    }),
+  ]);
+  const err = await rejection(model.complete(request()));
+  assert.ok(err instanceof OdekError);
+  assert.equal(err.code, "MODEL_ERROR");
+  assert.equal(fetch.calls, 1);
+});
+
 Deno.test("OpenAIModel never retries a 401, a CASSETTE_MISMATCH or the caller's own exception", async () => {
   const unauthorized = setup([errorAnswer(401, { message: "bad key" }), sseAnswer()]);
   const err = await rejection(unauthorized.model.complete(unauthorized.request()));
