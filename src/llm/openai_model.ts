@@ -83,13 +83,15 @@ class TurnFailure extends Error {
  *   retry: { baseMs: 10 },
  * };
  * const model = new OpenAIModel(options);
+ * const retries: string[] = [];
  * const res = await model.complete({
  *   messages: [{ role: "user", content: "hello" }],
  *   tools: [],
  *   iteration: 1,
- *   onRetry: (retry) => console.log(`retry ${retry.attempt} after ${retry.reason}`),
+ *   onRetry: (retry) => retries.push(`attempt ${retry.attempt} after ${retry.reason}`),
  * });
  * if (res.message.content !== "hi there" || res.finishReason !== "stop") throw new Error("bad");
+ * if (retries.join() !== "attempt 2 after http_503") throw new Error(retries.join());
  * ```
  */
 export class OpenAIModel implements Model {

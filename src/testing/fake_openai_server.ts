@@ -184,6 +184,12 @@ export async function startFakeOpenAIServer(
     hostname: "127.0.0.1",
     port: options.port ?? 0,
     onListen: resolve,
+    // Also keeps Deno from logging the errored body of a scripted `reset`.
+    onError: (error) =>
+      new Response(JSON.stringify({ error: { message: `fake server: ${String(error)}` } }), {
+        status: 500,
+        headers: { "content-type": "application/json" },
+      }),
   }, handler);
   const addr = await listening;
   armIdleTimer();
