@@ -224,3 +224,51 @@ Deno.test("odek run --json: a retry is a model_retry event between the failed an
   assert.equal(after.map((e) => e.data.text).join(""), FINAL);
   assert.equal(types.filter((t) => t === "assistant_message").length, 1);
 });
+
+Deno.test("odek continue: a run stopped by an exhausted quota resumes once the provider answers", async () => {
+  await using fx = await fixture();
+  {
+    const { result } = await runThrough(fx, "quota-then-ok", {
+      type: "status",
+      status: 429,
+      retryAfter: "7200",
+    });
+    assert.equal(result.code, 1);
+  }
+  await using server = await startFakeOpenAIServer({ turns: [{ text: FINAL }] });
+  const resumed = await fx.run(["continue", "quota-then-ok", "--base-url", server.url]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const sent = server.requests[0].body.messages as { role: string; content: string }[];
+  assert.deepEqual(sent.filter((m) => m.role === "user").map((m) => m.content), [
+    "task quota-then-ok",
+  ]);
+  const transcript = await show(fx, "quota-then-ok");
+  assert.equal(transcript.split(FINAL).length, 2);
+});
+
+Deno.test("odek run: Ctrl-C during a retry wait stops the run at once with the session saved", async () => {
+  await using fx = await fixture();
+  await using server = await startFakeOpenAIServer({
+    turns: [{ fault: { type: "status", status: 503, retryAfter: "100" } }, { text: FINAL }],
+  });
+  const child = fx.spawn(["run", "--session", "waiting", "--base-url", server.url, "task wait"]);
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let stderr = "";
+  while (!stderr.includes("↻")) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    stderr += value;
+  }
+  assert.match(stderr, /↻ model HTTP 503: retry 2\/8 in 100\.0 s/);
+  child.kill("SIGINT");
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    stderr += value;
+  }
+  const status = await child.status;
+  await child.stdout.cancel();
+  assert.equal(status.code, 130, stderr);
+  assert.equal(server.requests.length, 1, "the retry never started");
+  assert.match(await show(fx, "waiting"), /── user ──\ntask wait/);
+});
