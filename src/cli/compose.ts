@@ -8,18 +8,8 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { createRedactor } from "../_util/create_redactor.ts";
 import { type Redactor, secretEnvValues } from "../_util/redact_known_values.ts";
-import { NonInteractiveApprover } from "../approval/non_interactive_approver.ts";
-import { renderPatchPreview } from "../approval/render_patch_preview.ts";
-import { renderWriteDiff } from "../approval/render_write_diff.ts";
-import { TerminalApprover } from "../approval/terminal_approver.ts";
-import { type Clarifier, NoOperatorClarifier } from "../approval/clarifier.ts";
-import { TerminalClarifier } from "../approval/terminal_clarifier.ts";
 import { EgressProxy } from "../broker/egress_proxy.ts";
 import { SandboxBroker } from "../broker/sandbox_broker.ts";
-import type { ClassifyContext } from "../danger/classifier.ts";
-import { createClassifier } from "../danger/create_classifier.ts";
-import type { RiskClass } from "../danger/verdict.ts";
-import type { ToolGate } from "../loop/gate_tool_calls.ts";
 import { sandboxContextFromEnvironment } from "../broker/sandbox_context.ts";
 import type { ConfigLayer, OdekConfig } from "../config/odek_config.ts";
 import { type OdekPaths, resolveOdekPaths } from "../config/odek_paths.ts";
@@ -104,6 +94,14 @@ export async function buildModel(
     apiKey: apiKey ?? "odek-no-key",
     model: options.model,
     requestTimeoutMs: config.timeouts.requestSeconds * 1000,
+    connectTimeoutMs: config.timeouts.connectSeconds * 1000,
+    streamIdleTimeoutMs: config.timeouts.streamIdleSeconds * 1000,
+    retry: {
+      maxAttempts: config.retry.maxAttempts,
+      baseMs: config.retry.baseMs,
+      maxMs: Math.max(config.retry.maxMs, config.retry.baseMs),
+      retryAfterCapMs: config.retry.retryAfterCapSeconds * 1000,
+    },
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
   });
 }
@@ -311,78 +309,6 @@ function passwordOf(url: string): string | undefined {
     return decodeURIComponent(new URL(url).password) || undefined;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * The approval gate of a run: the danger classifier at the run's trust level, and the approver:
- * `--yes` policy when given, else the terminal when odek has one, else deny every ask.
- */
-export async function buildGate(
-  settings: Settings,
-  resolved: ResolvedWorkspace,
-  yes: "all" | RiskClass[] | undefined,
-  addDirs: readonly AddDir[] = [],
-): Promise<ToolGate> {
-  const { workspace, protectedRoots } = resolved;
-  const classifier = await createClassifier();
-  const context: ClassifyContext = {
-    workspace,
-    home: settings.paths.home,
-    protectedRoots,
-    addDirs: [...addDirs],
-    trustLevel: settings.config.trustLevel,
-    trustedClasses: settings.config.trustedClasses as RiskClass[],
-  };
-  const approver = yes !== undefined
-    ? new NonInteractiveApprover({ yes })
-    : (await hasTerminal())
-    ? new TerminalApprover()
-    : new NonInteractiveApprover();
-  return {
-    classify: (call) => classifier.classifyToolCall(call, context),
-    approver,
-    preview: (call) => previewCall(call, workspace),
-  };
-}
-
-/** The shell command, or for a file write or patch the diff against the file as it is now. */
-async function previewCall(
-  call: { name: string; args: Record<string, unknown> },
-  workspace: string,
-): Promise<string | undefined> {
-  if (typeof call.args.command === "string") return call.args.command;
-  const isEdit = call.name === "write_file" || call.name === "patch";
-  if (!isEdit || typeof call.args.path !== "string") return undefined;
-  const path = resolve(workspace, call.args.path);
-  let before: string | null = null;
-  try {
-    const info = await Deno.stat(path);
-    if (info.isFile && info.size <= 1024 * 1024) before = await Deno.readTextFile(path);
-  } catch {
-    // A new file: the whole content is added.
-  }
-  if (call.name === "patch") return renderPatchPreview(before, call.args, call.args.path);
-  return renderWriteDiff(before, String(call.args.content ?? ""), { path: call.args.path });
-}
-
-/**
- * Who answers the `clarify` tool: the person at the controlling terminal when there is one, else
- * nobody (every question is denied with a reason telling the model to go on).
- */
-export async function buildClarifier(): Promise<Clarifier> {
-  return (await hasTerminal())
-    ? new TerminalClarifier()
-    : new NoOperatorClarifier("no terminal is attached to this run");
-}
-
-/** Whether this process has a controlling terminal to ask on. */
-async function hasTerminal(): Promise<boolean> {
-  try {
-    (await Deno.open("/dev/tty", { read: true })).close();
-    return true;
-  } catch {
-    return false;
   }
 }
 

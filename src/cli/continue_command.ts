@@ -7,13 +7,13 @@ import { OdekError } from "../_util/odek_error.ts";
 import type { CliIO } from "./cli_io.ts";
 import {
   buildBroker,
-  buildGate,
   buildModel,
   loadSettings,
   resolveAddDirs,
   resolveWorkspace,
   type Settings,
 } from "./compose.ts";
+import { buildGate } from "./build_gate.ts";
 import { contextOptionsFor } from "./context_options.ts";
 import { resolve } from "node:path";
 import { isPartialSummary } from "../loop/partial_summary.ts";

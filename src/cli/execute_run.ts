@@ -15,7 +15,7 @@ import type { Model } from "../llm/model.ts";
 import { makeRunEvent, newRunId } from "../loop/make_run_event.ts";
 import type { ToolGate } from "../loop/gate_tool_calls.ts";
 import type { Clarifier } from "../approval/clarifier.ts";
-import { buildClarifier } from "./compose.ts";
+import { buildClarifier } from "./build_gate.ts";
 import type { ContextOptions } from "../loop/context_manager.ts";
 import { runAgent } from "../loop/run_agent.ts";
 import type { RunEvent } from "../loop/run_event.ts";

@@ -9,12 +9,12 @@ import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
 import type { CliIO } from "./cli_io.ts";
 import {
   buildBroker,
-  buildGate,
   buildModel,
   loadSettings,
   resolveAddDirs,
   resolveWorkspace,
 } from "./compose.ts";
+import { buildGate } from "./build_gate.ts";
 import { contextOptionsFor } from "./context_options.ts";
 import { budgetsFromConfig } from "./budgets_from_config.ts";
 import { EventsJsonlSink } from "./events_jsonl_sink.ts";

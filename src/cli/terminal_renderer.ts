@@ -48,6 +48,19 @@ export class TerminalRenderer {
         this.#options.stdout.write(terminalSafe(event.data.text));
         this.#textOpen = true;
         break;
+      case "model_retry": {
+        // Text of the failed attempt stays on screen; the line marks where the retry restarts it.
+        if (this.#textOpen) this.#options.stdout.write("\n");
+        this.#textOpen = false;
+        const { attempt, max_attempts, wait_ms, reason, status } = event.data;
+        const why = status === undefined ? (RETRY_REASONS[reason] ?? reason) : `HTTP ${status}`;
+        this.#line(
+          `${this.#paint("33", "↻")} model ${
+            terminalSafe(why, true)
+          }: retry ${attempt}/${max_attempts} in ${seconds(wait_ms)}`,
+        );
+        break;
+      }
       case "assistant_message":
         if (this.#textOpen) this.#options.stdout.write("\n");
         this.#textOpen = false;
@@ -204,6 +217,20 @@ export class TerminalRenderer {
     return this.#options.color ? `\x1b[${code}m${text}\x1b[0m` : text;
   }
 }
+
+/** How a `model_retry` reason reads on the terminal. */
+const RETRY_REASONS: Record<string, string> = {
+  reset: "connection reset",
+  refused: "connection refused",
+  dns: "DNS lookup failed",
+  connect_timeout: "did not answer in time",
+  stream_idle: "stream stalled",
+  malformed: "sent malformed data",
+  empty_choices: "sent an empty answer",
+  cut: "stream cut off",
+  stream_error: "reported an error mid-stream",
+  network: "network error",
+};
 
 function describeArgs(args: unknown): string {
   if (typeof args !== "object" || args === null) return "";

@@ -44,8 +44,12 @@ export const ConfigLayerSchema = z.strictObject({
   /** Work in the dedicated workspace beside ODEK_HOME instead of the current directory. */
   dedicatedWorkspace: z.boolean().optional(),
   timeouts: z.strictObject({
-    /** Whole model request, in seconds. */
+    /** Cap on one model request, from sending it to the end of its stream, in seconds. */
     requestSeconds: z.int().min(1).max(3600).optional(),
+    /** Wait for a model response to start (status and headers), in seconds. */
+    connectSeconds: z.int().min(1).max(600).optional(),
+    /** Longest silence inside a model response stream, in seconds. */
+    streamIdleSeconds: z.int().min(1).max(3600).optional(),
     /** Default shell timeout, in seconds (a call may ask for less or more, up to 1800). */
     shellSeconds: z.int().min(1).max(1800).optional(),
   }).optional(),
@@ -99,6 +103,16 @@ export const ConfigLayerSchema = z.strictObject({
       ),
     ).max(1000).optional(),
   }).optional(),
+  retry: z.strictObject({
+    /** Model request attempts in all, the first included (1 = never retry). */
+    maxAttempts: z.int().min(1).max(20).optional(),
+    /** Backoff after the first failed attempt, in ms; doubles per attempt. */
+    baseMs: z.int().min(1).max(60_000).optional(),
+    /** Largest backoff before jitter, in ms. */
+    maxMs: z.int().min(1).max(600_000).optional(),
+    /** Longest Retry-After honoured, in seconds; a longer one fails fast. */
+    retryAfterCapSeconds: z.int().min(0).max(86_400).optional(),
+  }).optional(),
   budgets: z.strictObject({
     /** Model turns per run before the run stops with exit code 4. */
     maxIterations: z.int().min(1).max(10_000).optional(),
@@ -129,7 +143,13 @@ export interface OdekConfig {
   trustedClasses: string[];
   addDirs: string[];
   dedicatedWorkspace: boolean;
-  timeouts: { requestSeconds: number; shellSeconds: number };
+  timeouts: {
+    requestSeconds: number;
+    connectSeconds: number;
+    streamIdleSeconds: number;
+    shellSeconds: number;
+  };
+  retry: { maxAttempts: number; baseMs: number; maxMs: number; retryAfterCapSeconds: number };
   budgets: {
     maxIterations: number;
     maxToolParallel: number;
@@ -172,7 +192,8 @@ export interface ModelFacts {
 
 /**
  * Defaults of every key (odek-go §2.2 where it has one: 90 iterations, 4 parallel tools; tool
- * output 16 KiB = 12 KiB head + 4 KiB tail, issue 6).
+ * output 16 KiB = 12 KiB head + 4 KiB tail, issue 6; the retry policy of odek-go §3.3 as of PR
+ * #123).
  */
 export const DEFAULT_CONFIG: OdekConfig = {
   model: "gpt-4.1-mini",
@@ -183,7 +204,8 @@ export const DEFAULT_CONFIG: OdekConfig = {
   trustedClasses: [],
   addDirs: [],
   dedicatedWorkspace: false,
-  timeouts: { requestSeconds: 600, shellSeconds: 1800 },
+  timeouts: { requestSeconds: 600, connectSeconds: 30, streamIdleSeconds: 300, shellSeconds: 1800 },
+  retry: { maxAttempts: 8, baseMs: 1000, maxMs: 30_000, retryAfterCapSeconds: 120 },
   budgets: {
     maxIterations: 90,
     maxToolParallel: 4,

@@ -96,7 +96,8 @@ export function toModelError(err: unknown, ctx: ModelErrorContext): unknown {
   );
 }
 
-function findOdekError(err: unknown): OdekError | undefined {
+/** The first {@linkcode OdekError} in the cause chain of `err`. */
+export function findOdekError(err: unknown): OdekError | undefined {
   let current = err;
   for (let depth = 0; depth < 6 && current; depth++) {
     if (current instanceof OdekError) return current;
@@ -106,7 +107,7 @@ function findOdekError(err: unknown): OdekError | undefined {
 }
 
 /** The error and its causes as one line of text. */
-function causeText(err: unknown): string {
+export function causeText(err: unknown): string {
   const parts: string[] = [];
   let current = err;
   for (let depth = 0; depth < 6 && current; depth++) {
@@ -126,7 +127,8 @@ function connectionReason(detail: string): string {
   return truncate(detail, 200);
 }
 
-function providerMessage(error: unknown): string | undefined {
+/** The provider's error message from an SDK error's `error` field. */
+export function providerMessage(error: unknown): string | undefined {
   if (typeof error === "string") return error;
   const message = (error as { message?: unknown } | undefined)?.message;
   if (typeof message === "string") return message;
@@ -143,11 +145,13 @@ export function displayURL(url: string): string {
   }
 }
 
-function scrubSecret(text: string, secret: string): string {
+/** `text` with every occurrence of `secret` (4+ characters) replaced by `[redacted]`. */
+export function scrubSecret(text: string, secret: string): string {
   return secret.length >= 4 ? text.replaceAll(secret, "[redacted]") : text;
 }
 
-function truncate(text: string, limit = PROVIDER_MESSAGE_LIMIT): string {
+/** `text` on one line, at most `limit` characters. */
+export function truncate(text: string, limit = PROVIDER_MESSAGE_LIMIT): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length <= limit ? line : `${line.slice(0, limit)}…`;
 }

@@ -94,6 +94,11 @@ export class ChatStreamAssembler {
     return this.#chunks;
   }
 
+  /** How many choice-0 entries those chunks carried (0 for a stream of `choices: []`). */
+  get choiceCount(): number {
+    return this.#choices;
+  }
+
   /**
    * Adds one parsed chunk and reports its deltas.
    *

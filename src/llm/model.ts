@@ -21,10 +21,31 @@ export interface ModelRequest {
   tools: ToolSpec[];
   /** 1-based iteration of the loop; used for deterministic ids of calls that lack one. */
   iteration: number;
-  /** Aborts the request and any wait inside it. */
+  /** Aborts the request and any wait inside it (retry waits included). */
   signal?: AbortSignal;
   /** Sent as `max_tokens`: a cap on the reply, in tokens. @default none (the provider's) */
   maxTokens?: number;
+  /**
+   * Told before each retry wait. Deltas already delivered belong to the failed attempt: the next
+   * attempt streams the turn again from its start. Must not throw.
+   */
+  onRetry?: (retry: ModelRetry) => void;
+}
+
+/** A failed attempt that is about to be retried. */
+export interface ModelRetry {
+  /** 1-based number of the attempt about to start (2 for the first retry). */
+  attempt: number;
+  /** Attempts allowed in all. */
+  maxAttempts: number;
+  /** Milliseconds until it starts. */
+  waitMs: number;
+  /** Why the last attempt failed: `http_429`, `reset`, `connect_timeout`, `stream_idle`, `cut`, … */
+  reason: string;
+  /** The HTTP status of the failed attempt, when it had one. */
+  status?: number;
+  /** The failed attempt's error message (what would have been thrown). */
+  message: string;
 }
 
 /** Streamed pieces of the reply, delivered as they arrive. */
@@ -56,9 +77,11 @@ export interface ModelResponse {
 /**
  * A chat-completions model.
  *
- * `complete` throws {@linkcode OdekError} with code `MODEL_UNREACHABLE` (connection refused, DNS),
- * `MODEL_ERROR` (an HTTP error status) or `MODEL_PROTOCOL` (a stream that ends without a
- * `finish_reason`, malformed chunks), or `CASSETTE_MISMATCH` when replaying.
+ * `complete` throws {@linkcode OdekError} with code `MODEL_UNREACHABLE` (connection refused, DNS,
+ * timeouts), `MODEL_ERROR` (an HTTP error status), `MODEL_PROTOCOL` (a stream that ends without
+ * a `finish_reason`, malformed chunks), `CONTEXT_LENGTH_EXCEEDED` (the provider refused an
+ * over-long prompt; never retried), or `CASSETTE_MISMATCH` when replaying. Implementations may
+ * retry transient failures first (see {@linkcode ModelRequest.onRetry}).
  */
 export interface Model {
   /** Ask for the next turn; `onDelta` sees the streamed text and tool-call starts. */

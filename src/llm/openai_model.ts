@@ -1,14 +1,23 @@
 /**
  * The real {@linkcode Model}: streaming chat completions through the `openai` SDK, against any
- * OpenAI-compatible base URL.
+ * OpenAI-compatible base URL, with odek's own retries and timeouts.
  *
  * @module
  */
 import type { OpenAI } from "openai";
 import { OdekError } from "../_util/odek_error.ts";
 import { ChatStreamAssembler } from "./chat_stream_assembler.ts";
-import { displayURL, type SdkErrorClasses, toModelError } from "./_model_error.ts";
+import { type AttemptOutcome, classifyAttempt } from "./_classify_attempt.ts";
+import { displayURL, type SdkErrorClasses } from "./_model_error.ts";
+import { withRetries } from "./_retry_loop.ts";
+import { timedFetch } from "./_timed_fetch.ts";
+import { type Clock, systemClock } from "./clock.ts";
 import type { Model, ModelDelta, ModelRequest, ModelResponse } from "./model.ts";
+import {
+  DEFAULT_RETRY_POLICY,
+  type RetryPolicyOptions,
+  type TransientReason,
+} from "./retry_policy.ts";
 
 /** Options for {@linkcode OpenAIModel}. */
 export interface OpenAIModelOptions {
@@ -20,8 +29,16 @@ export interface OpenAIModelOptions {
   model: string;
   /** The fetch to use (a recording or replaying one, for cassettes). @default globalThis.fetch */
   fetch?: typeof fetch;
-  /** Milliseconds to wait for the response headers of one request. @default 600_000 */
+  /** Cap on one request, from sending it to the end of its stream, in ms. @default 600_000 */
   requestTimeoutMs?: number;
+  /** Wait for the response status and headers of one request, in ms. @default 30_000 */
+  connectTimeoutMs?: number;
+  /** Longest gap between two pieces of a response body, in ms. @default 300_000 */
+  streamIdleTimeoutMs?: number;
+  /** The retry policy; unset fields keep {@linkcode DEFAULT_RETRY_POLICY}. */
+  retry?: Partial<RetryPolicyOptions>;
+  /** Time, waits and jitter. @default systemClock */
+  clock?: Clock;
   /** Extra headers sent with every request. @default none */
   headers?: Record<string, string>;
 }
@@ -31,37 +48,62 @@ interface Client {
   errors: SdkErrorClasses;
 }
 
+/** A broken 200 found while assembling the stream. */
+class TurnFailure extends Error {
+  constructor(readonly reason: TransientReason, readonly error: OdekError) {
+    super(error.message);
+  }
+}
+
 /**
  * A chat-completions model reached over HTTP with the `openai` SDK, loaded lazily on the first
  * {@linkcode OpenAIModel.complete} so that importing this module costs nothing.
  *
- * Every request streams (`stream: true`, `stream_options.include_usage`), sends `tools` only when
- * there are some, and is tried once (SDK retries are off). Deltas are assembled by
- * {@linkcode ChatStreamAssembler}. Tool-call arguments are not validated here.
+ * Every request streams (`stream: true`, `stream_options.include_usage`) and sends `tools` only
+ * when there are some. Deltas are assembled by {@linkcode ChatStreamAssembler}; tool-call
+ * arguments are not validated here. The SDK's own retries are off; odek's policy
+ * ({@linkcode decideRetry}) retries HTTP 408/429/500/502/503/504/529, resets, timeouts before the
+ * answer or inside the stream, and 200s that are malformed, choice-less or cut before their
+ * `finish_reason`; refused connections and DNS failures get two quick retries. Each request is
+ * bounded by the connect, stream-idle and request timeouts.
  *
  * @throws {OdekError} from the constructor: `MISSING_API_KEY` when `apiKey` is empty
  *
- * @example Complete one turn against the fake server
+ * @example Complete one turn against the fake server, after one scripted 503
  * ```ts
  * import { OpenAIModel, type OpenAIModelOptions } from "./openai_model.ts";
  * import { startFakeOpenAIServer } from "../testing/fake_openai_server.ts";
- * await using server = await startFakeOpenAIServer({ turns: [{ text: "hi there" }] });
- * const options: OpenAIModelOptions = { baseURL: server.url, apiKey: "sk-test", model: "m" };
+ * await using server = await startFakeOpenAIServer({
+ *   turns: [{ fault: { type: "status", status: 503 } }, { text: "hi there" }],
+ * });
+ * const options: OpenAIModelOptions = {
+ *   baseURL: server.url,
+ *   apiKey: "sk-test",
+ *   model: "m",
+ *   retry: { baseMs: 10 },
+ * };
  * const model = new OpenAIModel(options);
+ * const retries: string[] = [];
  * const res = await model.complete({
  *   messages: [{ role: "user", content: "hello" }],
  *   tools: [],
  *   iteration: 1,
+ *   onRetry: (retry) => retries.push(`attempt ${retry.attempt} after ${retry.reason}`),
  * });
  * if (res.message.content !== "hi there" || res.finishReason !== "stop") throw new Error("bad");
+ * if (retries.join() !== "attempt 2 after http_503") throw new Error(retries.join());
  * ```
  */
 export class OpenAIModel implements Model {
   readonly #options: OpenAIModelOptions;
   readonly #timeoutMs: number;
+  readonly #connectMs: number;
+  readonly #idleMs: number;
+  readonly #policy: RetryPolicyOptions;
+  readonly #clock: Clock;
   #client: Promise<Client> | undefined;
 
-  /** @param options base URL, API key, model id, and optional fetch, timeout and headers */
+  /** @param options base URL, API key, model id, and optional fetch, timeouts, retry policy, clock and headers */
   constructor(options: OpenAIModelOptions) {
     if (options.apiKey === "") {
       throw new OdekError(
@@ -72,27 +114,34 @@ export class OpenAIModel implements Model {
     }
     this.#options = { ...options };
     this.#timeoutMs = options.requestTimeoutMs ?? 600_000;
+    this.#connectMs = options.connectTimeoutMs ?? 30_000;
+    this.#idleMs = options.streamIdleTimeoutMs ?? 300_000;
+    this.#policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.#clock = options.clock ?? systemClock;
   }
 
   /**
-   * Streams the next assistant turn.
+   * Streams the next assistant turn, retrying transient failures.
    *
-   * @param request the transcript, tools, iteration number and abort signal
-   * @param onDelta sees text, reasoning and tool-call starts as they arrive
+   * @param request the transcript, tools, iteration number, abort signal and retry listener
+   * @param onDelta sees text, reasoning and tool-call starts as they arrive; after a retry the
+   *   turn streams again from its start (see {@linkcode ModelRequest.onRetry})
    * @returns the assembled assistant message, finish reason and token usage (0 when not reported)
-   * @throws {OdekError} `MODEL_UNREACHABLE` (connection refused, DNS, header timeout),
-   *   `MODEL_ERROR` (HTTP error status, or an error object in the stream), `MODEL_PROTOCOL`
-   *   (a stream cut before its `finish_reason`, a chunk that is not JSON), or an `OdekError` from
-   *   the fetch (e.g. `CASSETTE_MISMATCH`) unchanged
-   * @throws {DOMException} the signal's abort reason (an `AbortError`) when `request.signal` aborts
+   * @throws {OdekError} `MODEL_UNREACHABLE` (connection refused, DNS, connect timeout, the request
+   *   cap), `MODEL_ERROR` (HTTP error status, an exhausted quota, a `Retry-After` beyond the cap,
+   *   or an error object in the stream), `MODEL_PROTOCOL` (a stream cut before its
+   *   `finish_reason`, stalled, or with a chunk that is not JSON) once retries are spent;
+   *   `CONTEXT_LENGTH_EXCEEDED` at once; an `OdekError` from the fetch (e.g. `CASSETTE_MISMATCH`)
+   *   unchanged and never retried
+   * @throws {DOMException} the signal's abort reason (an `AbortError`) when `request.signal`
+   *   aborts, during a request or a retry wait
    */
   async complete(
     request: ModelRequest,
     onDelta?: (delta: ModelDelta) => void,
   ): Promise<ModelResponse> {
     request.signal?.throwIfAborted();
-    const { openai, errors } = await this.#loadClient();
-    const source = `the model at ${displayURL(this.#options.baseURL)}`;
+    const client = await this.#loadClient();
     // An error thrown by the caller's onDelta passes through unchanged, never as a model fault.
     let callbackError: { error: unknown } | undefined;
     const guarded = onDelta && ((delta: ModelDelta) => {
@@ -103,47 +152,79 @@ export class OpenAIModel implements Model {
         throw error;
       }
     });
+    const classify = (err: unknown): AttemptOutcome => {
+      if (callbackError) return { type: "throw", error: callbackError.error };
+      if (err instanceof TurnFailure) {
+        return {
+          type: "failure",
+          failure: { type: "transient", reason: err.reason },
+          error: err.error,
+        };
+      }
+      return classifyAttempt(err, {
+        baseURL: this.#options.baseURL,
+        apiKey: this.#options.apiKey,
+        requestTimeoutMs: this.#timeoutMs,
+        connectTimeoutMs: this.#connectMs,
+        idleTimeoutMs: this.#idleMs,
+        signal: request.signal,
+        midStream: false,
+        sdk: client.errors,
+        nowMs: this.#clock.now(),
+      });
+    };
+    return await withRetries(() => this.#attempt(client, request, guarded), classify, {
+      policy: this.#policy,
+      clock: this.#clock,
+      signal: request.signal,
+      onRetry: request.onRetry,
+    });
+  }
+
+  /** One request: throws what the SDK threw, or a {@linkcode TurnFailure} for a broken 200. */
+  async #attempt(
+    { openai }: Client,
+    request: ModelRequest,
+    onDelta: ((delta: ModelDelta) => void) | undefined,
+  ): Promise<ModelResponse> {
     const assembler = new ChatStreamAssembler({
       iteration: request.iteration,
-      onDelta: guarded,
-      source,
+      onDelta,
+      source: `the model at ${displayURL(this.#options.baseURL)}`,
     });
-    const context = {
-      baseURL: this.#options.baseURL,
-      apiKey: this.#options.apiKey,
-      requestTimeoutMs: this.#timeoutMs,
-      signal: request.signal,
-      sdk: errors,
-    };
-    let stream;
-    try {
-      stream = await openai.chat.completions.create({
-        model: this.#options.model,
-        // The transcript is the wire format (reasoning_content is echoed back, odek-go §3 step 6).
-        messages: request.messages as OpenAI.Chat.ChatCompletionMessageParam[],
-        ...(request.tools.length > 0 ? { tools: request.tools } : {}),
-        ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
-        stream: true,
-        stream_options: { include_usage: true },
-      }, { signal: request.signal });
-    } catch (err) {
-      throw toModelError(err, { ...context, midStream: false });
-    }
-    try {
-      for await (const chunk of stream) assembler.push(chunk);
-    } catch (err) {
-      if (callbackError) throw callbackError.error;
-      if (err instanceof OdekError && err.code === "MODEL_PROTOCOL") throw err;
-      throw toModelError(err, { ...context, midStream: true });
+    const stream = await openai.chat.completions.create({
+      model: this.#options.model,
+      // The transcript is the wire format (reasoning_content is echoed back, odek-go §3 step 6).
+      messages: request.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+      ...(request.tools.length > 0 ? { tools: request.tools } : {}),
+      ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
+      stream: true,
+      stream_options: { include_usage: true },
+    }, { signal: request.signal });
+    for await (const chunk of stream) {
+      try {
+        assembler.push(chunk);
+      } catch (err) {
+        if (err instanceof OdekError && err.code === "MODEL_PROTOCOL") {
+          throw new TurnFailure("malformed", err);
+        }
+        throw err;
+      }
     }
     // The SDK ends the iteration quietly when the request is aborted mid-stream.
     request.signal?.throwIfAborted();
-    return assembler.finish();
+    try {
+      return assembler.finish();
+    } catch (err) {
+      const empty = assembler.chunkCount > 0 && assembler.choiceCount === 0;
+      throw new TurnFailure(empty ? "empty_choices" : "cut", err as OdekError);
+    }
   }
 
   #loadClient(): Promise<Client> {
     this.#client ??= (async () => {
       const sdk = await import("openai");
+      const inner = this.#options.fetch ?? ((input, init) => fetch(input, init));
       const openai = new sdk.OpenAI({
         baseURL: this.#options.baseURL,
         apiKey: this.#options.apiKey,
@@ -153,9 +234,14 @@ export class OpenAIModel implements Model {
         adminAPIKey: null,
         webhookSecret: null,
         maxRetries: 0,
-        timeout: this.#timeoutMs,
+        // odek's own bounds (timedFetch) end a request first, with a message that names them.
+        timeout: this.#timeoutMs + 5_000,
         logLevel: "off",
-        ...(this.#options.fetch ? { fetch: this.#options.fetch } : {}),
+        fetch: timedFetch(inner, {
+          connectTimeoutMs: this.#connectMs,
+          idleTimeoutMs: this.#idleMs,
+          requestTimeoutMs: this.#timeoutMs,
+        }),
         ...(this.#options.headers ? { defaultHeaders: this.#options.headers } : {}),
       });
       return { openai, errors: sdk };

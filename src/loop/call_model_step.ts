@@ -54,6 +54,19 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
         tools: context.toolSpecs,
         iteration: context.stats.iterations,
         signal: context.signal,
+        // Held-back text of the failed attempt is released before the notice; the journal only
+        // ever gets the finished turn.
+        onRetry: (retry) => {
+          release("reasoning_delta", reasoning.flush());
+          release("text_delta", text.flush());
+          context.emit("model_retry", {
+            attempt: retry.attempt,
+            max_attempts: retry.maxAttempts,
+            wait_ms: retry.waitMs,
+            reason: retry.reason,
+            ...(retry.status === undefined ? {} : { status: retry.status }),
+          });
+        },
       },
       (delta) => {
         if (delta.type === "text") release("text_delta", text.push(delta.text));

@@ -20,6 +20,21 @@ export interface RunEventData {
   text_delta: { text: string };
   /** A piece of streamed reasoning text (providers that send `reasoning_content`). */
   reasoning_delta: { text: string };
+  /**
+   * A model request failed in a way worth another try; the next attempt starts after `wait_ms`.
+   * Text and reasoning deltas streamed since the last `assistant_message` belong to the failed
+   * attempt: the retried turn streams again from its start, and only the finished turn is saved.
+   */
+  model_retry: {
+    /** 1-based number of the attempt about to start (2 for the first retry). */
+    attempt: number;
+    max_attempts: number;
+    wait_ms: number;
+    /** `http_429`, `reset`, `connect_timeout`, `stream_idle`, `malformed`, `empty_choices`, `cut`, … */
+    reason: string;
+    /** The HTTP status of the failed attempt, when it had one. */
+    status?: number;
+  };
   /** The model finished one turn. */
   assistant_message: { content: string | null; tool_call_count: number; finish_reason: string };
   tool_call_started: {

@@ -104,7 +104,10 @@ interface Pacing {
 function respond(turn: ScriptedTurn, ctx: ChunkContext, body: JsonObject, pacing: Pacing) {
   const fault: Fault | undefined = turn.fault;
   if (fault?.type === "status") {
-    const headers: Record<string, string> = { "content-type": "application/json" };
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      ...fault.headers,
+    };
     if (fault.retryAfter !== undefined) headers["retry-after"] = fault.retryAfter;
     const text = fault.body ??
       JSON.stringify({
@@ -112,14 +115,19 @@ function respond(turn: ScriptedTurn, ctx: ChunkContext, body: JsonObject, pacing
       });
     return new Response(text, { status: fault.status, headers });
   }
-  const pace = { ...pacing, chunkDelayMs: turn.chunkDelayMs ?? 0, hang: fault?.type === "hang" };
+  const pace = {
+    ...pacing,
+    chunkDelayMs: turn.chunkDelayMs ?? 0,
+    hang: fault?.type === "hang" || fault?.type === "stall",
+    reset: fault?.type === "reset",
+  };
   if (body.stream !== true) {
     const completion = scriptedCompletion(turn, ctx);
     if (fault?.type === "empty_choices") completion.choices = [];
     let text = JSON.stringify(completion);
     if (fault?.type === "cut") text = text.slice(0, Math.floor(text.length / 2));
     if (fault?.type === "malformed") text = `{"id": "${ctx.id}", not json`;
-    const frames = fault?.type === "hang" ? [] : [text];
+    const frames = fault?.type === "hang" || fault?.type === "reset" ? [] : [text];
     return new Response(paced(frames, pace), { headers: { "content-type": "application/json" } });
   }
   const options = body.stream_options as { include_usage?: unknown } | undefined;
@@ -157,6 +165,10 @@ function streamFrames(turn: ScriptedTurn, ctx: ChunkContext, includeUsage: boole
     }
     case "hang":
       return [];
+    case "stall":
+      return body.slice(0, Math.max(0, fault.afterChunks ?? 1)).map(sseFrame);
+    case "reset":
+      return body.slice(0, Math.max(0, fault.afterChunks ?? 0)).map(sseFrame);
     case "status":
       throw new TypeError("status faults are answered before streaming");
     default: {
@@ -166,10 +178,13 @@ function streamFrames(turn: ScriptedTurn, ctx: ChunkContext, includeUsage: boole
   }
 }
 
-/** A body that sends `frames` with `chunkDelayMs` between them; `hang` keeps it open until abort. */
+/**
+ * A body that sends `frames` with `chunkDelayMs` between them; then `hang` keeps it open until
+ * abort, and `reset` aborts the connection (an errored body makes Deno drop it mid-response).
+ */
 function paced(
   frames: string[],
-  pace: Pacing & { chunkDelayMs: number; hang: boolean },
+  pace: Pacing & { chunkDelayMs: number; hang: boolean; reset: boolean },
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let next = 0;
@@ -177,6 +192,9 @@ function paced(
     async pull(controller) {
       if (next > 0 && next < frames.length && pace.chunkDelayMs > 0) {
         await sleep(pace.chunkDelayMs, pace.signal);
+      }
+      if (next >= frames.length && pace.reset) {
+        return controller.error(new DOMException("scripted connection reset", "AbortError"));
       }
       if (next >= frames.length && pace.hang) await sleep(Infinity, pace.signal);
       if (pace.signal.aborted || next >= frames.length) return controller.close();

@@ -10,21 +10,34 @@ import { createFakeHandler } from "./_fake_server_handler.ts";
 /**
  * A fault the fake server (or {@linkcode ScriptedModel}) injects instead of a normal turn.
  *
- * - `status`: answer HTTP `status` with `body` (default: an OpenAI-style error JSON) and an
- *   optional `Retry-After` header.
+ * - `status`: answer HTTP `status` with `body` (default: an OpenAI-style error JSON), an
+ *   optional `Retry-After` header (seconds or an HTTP date) and any other `headers` (e.g.
+ *   `x-ratelimit-reset-requests`, or a `content-type` for a malformed 200).
  * - `cut`: stream `afterChunks` chunks, then end with no `finish_reason` and no `[DONE]`.
  * - `malformed`: a `data:` line that is not JSON, mid-stream.
  * - `no_done`: the `finish_reason` (and usage) arrive, then the stream ends without `[DONE]`.
  * - `empty_choices`: a 200 whose chunks all have `choices: []` and no finish.
  * - `hang`: headers are sent, then nothing until the client aborts or the server closes.
+ * - `stall`: headers and the first `afterChunks` chunks (default 1) are sent, then nothing.
+ * - `reset`: headers and the first `afterChunks` chunks (default 0) are sent, then the connection
+ *   is aborted (Deno.serve sends the headers first; for a reset before any response use
+ *   {@linkcode startResetProxy}).
  */
 export type Fault =
-  | { type: "status"; status: number; retryAfter?: string; body?: string }
+  | {
+    type: "status";
+    status: number;
+    retryAfter?: string;
+    body?: string;
+    headers?: Record<string, string>;
+  }
   | { type: "cut"; afterChunks: number }
   | { type: "malformed" }
   | { type: "no_done" }
   | { type: "empty_choices" }
-  | { type: "hang" };
+  | { type: "hang" }
+  | { type: "stall"; afterChunks?: number }
+  | { type: "reset"; afterChunks?: number };
 
 /** One scripted tool call. */
 export interface ScriptedToolCall {
@@ -190,6 +203,12 @@ export async function startFakeOpenAIServer(
     hostname: "127.0.0.1",
     port: options.port ?? 0,
     onListen: resolve,
+    // Also keeps Deno from logging the errored body of a scripted `reset`.
+    onError: (error) =>
+      new Response(JSON.stringify({ error: { message: `fake server: ${String(error)}` } }), {
+        status: 500,
+        headers: { "content-type": "application/json" },
+      }),
   }, handler);
   const addr = await listening;
   armIdleTimer();

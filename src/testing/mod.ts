@@ -19,5 +19,7 @@ export {
   type ScriptedModelRequest,
   type ScriptedModelTurns,
 } from "./scripted_model.ts";
+export { type ResetProxy, type ResetProxyOptions, startResetProxy } from "./reset_proxy.ts";
+export { FakeClock, type FakeClockOptions } from "./fake_clock.ts";
 export { FakeBroker, type FakeBrokerCall, type FakeToolHandler } from "./fake_broker.ts";
 export { untrustedBody } from "./untrusted_body.ts";

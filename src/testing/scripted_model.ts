@@ -30,9 +30,10 @@ export interface ScriptedModelOptions {
  * same chunks as the fake server and assembles them with the same {@linkcode ChatStreamAssembler}
  * as {@linkcode OpenAIModel}, so ids, `"{}"` arguments, deltas and usage behave alike.
  *
- * Faults map to the errors the real model throws: `status` → `MODEL_ERROR`; `cut`,
- * `empty_choices` and `malformed` → `MODEL_PROTOCOL`; `no_done` is a normal turn; `hang` waits
- * for `request.signal` (forever without one). `delayMs` and `chunkDelayMs` are honoured. A call
+ * Faults map to the errors the real model throws once its retries are spent (this model never
+ * retries): `status` → `MODEL_ERROR`; `cut`, `empty_choices`, `malformed` and `reset` →
+ * `MODEL_PROTOCOL`; `no_done` is a normal turn; `hang` and `stall` wait for `request.signal`
+ * (forever without one). `delayMs` and `chunkDelayMs` are honoured. A call
  * past the end of a list throws `MODEL_ERROR` `scripted model: no scripted turn N`.
  *
  * @example Script a tool call, then an answer
@@ -116,6 +117,9 @@ export class ScriptedModel implements Model {
     const { body, finish, usage } = scriptedChunks(turn, ctx);
     let chunks: JsonObject[] = [...body, finish, usage];
     if (fault?.type === "cut") chunks = body.slice(0, Math.max(0, fault.afterChunks));
+    if (fault?.type === "stall" || fault?.type === "reset") {
+      chunks = body.slice(0, Math.max(0, fault.afterChunks ?? (fault.type === "stall" ? 1 : 0)));
+    }
     if (fault?.type === "malformed") {
       chunks = body.slice(0, Math.max(1, Math.floor(body.length / 2)));
     }
@@ -131,6 +135,16 @@ export class ScriptedModel implements Model {
       if (i > 0 && turn.chunkDelayMs) await sleep(turn.chunkDelayMs, signal);
       signal?.throwIfAborted();
       assembler.push(chunk);
+    }
+    if (fault?.type === "stall") {
+      await sleep(Infinity, signal);
+      signal?.throwIfAborted();
+    }
+    if (fault?.type === "reset") {
+      throw new OdekError(
+        "MODEL_PROTOCOL",
+        `The stream to the scripted model failed: the connection was reset (scripted fault).`,
+      );
     }
     if (fault?.type === "malformed") {
       throw new OdekError(

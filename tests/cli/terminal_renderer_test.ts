@@ -133,3 +133,32 @@ Deno.test("TerminalRenderer shows refused egress destinations, not allowed ones"
     "! egress refused [::ffff:7f00:1]:80: IPv4-mapped form of a loopback address\n",
   );
 });
+
+Deno.test("TerminalRenderer marks a model retry with one line after the partial text", () => {
+  const { r, out } = renderer();
+  r.handle(makeRunEvent("text_delta", { text: "The answer is" }, scope));
+  r.handle(makeRunEvent("model_retry", {
+    attempt: 2,
+    max_attempts: 8,
+    wait_ms: 1500,
+    reason: "http_529",
+    status: 529,
+  }, scope));
+  r.handle(makeRunEvent("model_retry", {
+    attempt: 3,
+    max_attempts: 8,
+    wait_ms: 250,
+    reason: "stream_idle",
+  }, scope));
+  r.handle(makeRunEvent("text_delta", { text: "The answer is 42." }, scope));
+  r.handle(makeRunEvent("assistant_message", {
+    content: "The answer is 42.",
+    tool_call_count: 0,
+    finish_reason: "stop",
+  }, scope));
+  assert.equal(out.stdout, "The answer is\nThe answer is 42.\n");
+  assert.equal(
+    out.stderr,
+    "↻ model HTTP 529: retry 2/8 in 1.5 s\n↻ model stream stalled: retry 3/8 in 250 ms\n",
+  );
+});

@@ -3,8 +3,11 @@ import { OdekError } from "../../src/_util/odek_error.ts";
 import type { ModelDelta, ModelRequest, ToolSpec } from "../../src/llm/model.ts";
 import { OpenAIModel } from "../../src/llm/openai_model.ts";
 import { startFakeOpenAIServer } from "../../src/testing/fake_openai_server.ts";
+import { FakeClock } from "../../src/testing/fake_clock.ts";
 
 const KEY = "sk-test-0123456789abcdef";
+/** Options with retries off, for tests of how one failed attempt is reported. */
+const ONCE = { apiKey: KEY, model: "m", retry: { maxAttempts: 1 } } as const;
 
 function request(iteration = 1, overrides: Partial<ModelRequest> = {}): ModelRequest {
   return { messages: [{ role: "user", content: "hi" }], tools: [], iteration, ...overrides };
@@ -121,11 +124,11 @@ Deno.test('OpenAIModel.complete() turns empty arguments into "{}" and fills miss
   assert.equal(calls[1].function.arguments, "{}");
 });
 
-Deno.test("OpenAIModel.complete() fails a cut stream with MODEL_PROTOCOL", async () => {
+Deno.test("OpenAIModel.complete() fails a cut stream with MODEL_PROTOCOL when retries are off", async () => {
   await using server = await startFakeOpenAIServer({
     turns: [{ text: "this answer will be cut short", fault: { type: "cut", afterChunks: 3 } }],
   });
-  const model = new OpenAIModel({ baseURL: server.url, apiKey: KEY, model: "m" });
+  const model = new OpenAIModel({ ...ONCE, baseURL: server.url });
   const err = await rejection(model.complete(request()));
   assert.ok(err instanceof OdekError);
   assert.equal(err.code, "MODEL_PROTOCOL");
@@ -142,14 +145,14 @@ Deno.test("OpenAIModel.complete() tolerates a stream without [DONE]", async () =
   assert.equal(res.finishReason, "stop");
 });
 
-Deno.test("OpenAIModel.complete() fails malformed or choice-less streams with MODEL_PROTOCOL", async (t) => {
+Deno.test("OpenAIModel.complete() fails malformed or choice-less streams with MODEL_PROTOCOL when retries are off", async (t) => {
   await using server = await startFakeOpenAIServer({
     turns: [
       { text: "some words in a stream", fault: { type: "malformed" } },
       { fault: { type: "empty_choices" } },
     ],
   });
-  const model = new OpenAIModel({ baseURL: server.url, apiKey: KEY, model: "m" });
+  const model = new OpenAIModel({ ...ONCE, baseURL: server.url });
   for (
     const [name, pattern] of [["malformed", /not valid JSON/], [
       "empty_choices",
@@ -181,7 +184,7 @@ Deno.test("OpenAIModel.complete() maps an HTTP 500 to MODEL_ERROR with the provi
       },
     ],
   });
-  const model = new OpenAIModel({ baseURL: server.url, apiKey: KEY, model: "m" });
+  const model = new OpenAIModel({ ...ONCE, baseURL: server.url });
   const err = await rejection(model.complete(request()));
   assert.ok(err instanceof OdekError);
   assert.equal(err.code, "MODEL_ERROR");
@@ -194,23 +197,33 @@ Deno.test("OpenAIModel.complete() maps an HTTP 500 to MODEL_ERROR with the provi
   assert.match(truncated.message, /HTTP 400: x{500}…$/);
 });
 
-Deno.test("OpenAIModel.complete() reports a refused connection as MODEL_UNREACHABLE naming the URL", async () => {
+Deno.test("OpenAIModel.complete() reports a refused connection as MODEL_UNREACHABLE naming the URL after two quick retries", async () => {
   const url = `http://127.0.0.1:${deadPort()}/v1`;
   let attempts = 0;
   const countingFetch: typeof fetch = (input, init) => {
     attempts++;
     return fetch(input, init);
   };
-  const model = new OpenAIModel({ baseURL: url, apiKey: KEY, model: "m", fetch: countingFetch });
+  const clock = new FakeClock();
+  const model = new OpenAIModel({
+    baseURL: url,
+    apiKey: KEY,
+    model: "m",
+    fetch: countingFetch,
+    clock,
+  });
   const err = await rejection(model.complete(request()));
   assert.ok(err instanceof OdekError);
   assert.equal(err.code, "MODEL_UNREACHABLE");
-  assert.equal(
+  assert.match(
     err.message,
-    `Cannot reach the model at ${url}: connection refused. ` +
-      `Check --base-url / ODEK_BASE_URL and that the server is running.`,
+    new RegExp(
+      `^Cannot reach the model at ${url.replaceAll(".", "\\.")}: connection refused\\. ` +
+        `Check --base-url / ODEK_BASE_URL and that the server is running \\(gave up after 3 attempts`,
+    ),
   );
-  assert.equal(attempts, 1, "fails on the first attempt, without SDK retries");
+  assert.equal(attempts, 3, "two quick retries, no SDK retries");
+  assert.deepEqual(clock.sleeps, [250, 500]);
   assert.ok(!err.message.includes(KEY));
 });
 
@@ -281,7 +294,13 @@ Deno.test("OpenAIModel.complete() reports a DNS failure as MODEL_UNREACHABLE", a
       }),
     );
   const url = "http://model.invalid/v1";
-  const model = new OpenAIModel({ baseURL: url, apiKey: KEY, model: "m", fetch: dnsFailure });
+  const model = new OpenAIModel({
+    baseURL: url,
+    apiKey: KEY,
+    model: "m",
+    fetch: dnsFailure,
+    clock: new FakeClock(),
+  });
   const err = await rejection(model.complete(request()));
   assert.ok(err instanceof OdekError);
   assert.equal(err.code, "MODEL_UNREACHABLE");
@@ -293,16 +312,11 @@ Deno.test("OpenAIModel.complete() reports a DNS failure as MODEL_UNREACHABLE", a
 
 Deno.test("OpenAIModel.complete() reports missing response headers as MODEL_UNREACHABLE", async () => {
   await using server = await startFakeOpenAIServer({ turns: [{ text: "late", delayMs: 60_000 }] });
-  const model = new OpenAIModel({
-    baseURL: server.url,
-    apiKey: KEY,
-    model: "m",
-    requestTimeoutMs: 50,
-  });
+  const model = new OpenAIModel({ ...ONCE, baseURL: server.url, connectTimeoutMs: 50 });
   const err = await rejection(model.complete(request()));
   assert.ok(err instanceof OdekError);
   assert.equal(err.code, "MODEL_UNREACHABLE");
-  assert.match(err.message, /did not answer within 50 ms/);
+  assert.match(err.message, /did not start answering within 0\.05 s.*timeouts\.connectSeconds/);
 });
 
 Deno.test("OpenAIModel.complete() maps an error object inside the stream to MODEL_ERROR", async () => {
@@ -311,9 +325,8 @@ Deno.test("OpenAIModel.complete() maps an error object inside the stream to MODE
   const streamWithError: typeof fetch = () =>
     Promise.resolve(new Response(sse, { headers: { "content-type": "text/event-stream" } }));
   const model = new OpenAIModel({
+    ...ONCE,
     baseURL: "http://127.0.0.1:9/v1",
-    apiKey: KEY,
-    model: "m",
     fetch: streamWithError,
   });
   const err = await rejection(model.complete(request()));

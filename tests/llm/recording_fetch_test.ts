@@ -103,6 +103,7 @@ Deno.test("recordingFetch() records an error status and replayFetch() returns it
         apiKey: KEY,
         model: "m",
         fetch: recordingFetch(file, { redact: (t) => t }),
+        retry: { maxAttempts: 1 },
       });
       live = await model.complete({ messages: [TASK], tools: [], iteration: 1 }).catch((e) => e);
     }
@@ -113,6 +114,7 @@ Deno.test("recordingFetch() records an error status and replayFetch() returns it
       apiKey: KEY,
       model: "m",
       fetch: await replayFetch(file),
+      retry: { maxAttempts: 1 },
     });
     const replayed = await model.complete({ messages: [TASK], tools: [], iteration: 1 }).catch((
       e,

@@ -170,3 +170,62 @@ Deno.test("replayFetch() rejects invalid cassette files with CASSETTE_INVALID", 
     }
   });
 });
+
+Deno.test("A recorded retry replays as a retry, and a replay never retries past the cassette", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/retry.json`;
+    const task: ChatMessage[] = [{ role: "user", content: "hi" }];
+    {
+      await using server = await startFakeOpenAIServer({
+        turns: [{ fault: { type: "status", status: 503 } }, { text: "after the retry" }],
+      });
+      const model = new OpenAIModel({
+        baseURL: server.url,
+        apiKey: "sk-test",
+        model: "m",
+        fetch: recordingFetch(file, { redact: (t) => t }),
+        retry: { baseMs: 1 },
+      });
+      await model.complete({ messages: task, tools: [], iteration: 1 });
+    }
+    const cassette = JSON.parse(await Deno.readTextFile(file));
+    assert.deepEqual(
+      cassette.turns.map((t: { response: { status: number } }) => t.response.status),
+      [
+        503,
+        200,
+      ],
+    );
+    const replay = new OpenAIModel({
+      baseURL: "http://127.0.0.1:9/v1",
+      apiKey: "sk-test",
+      model: "m",
+      fetch: await replayFetch(file),
+      retry: { baseMs: 1 },
+    });
+    const res = await replay.complete({ messages: task, tools: [], iteration: 1 });
+    assert.equal(res.message.content, "after the retry");
+    // A third request asks for a turn the cassette does not have: thrown at once, not retried.
+    let fetches = 0;
+    const inner = await replayFetch(file);
+    const counting: typeof fetch = (input, init) => {
+      fetches++;
+      return inner(input, init);
+    };
+    const short = new OpenAIModel({
+      baseURL: "http://127.0.0.1:9/v1",
+      apiKey: "sk-test",
+      model: "m",
+      fetch: counting,
+      retry: { baseMs: 1 },
+    });
+    await short.complete({ messages: task, tools: [], iteration: 1 });
+    const err = await short.complete({ messages: task, tools: [], iteration: 2 }).catch((e) => e);
+    assert.ok(err instanceof OdekError);
+    assert.equal(err.code, "CASSETTE_MISMATCH");
+    assert.equal(fetches, 3);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -60,6 +60,7 @@ Deno.test("ScriptedModel.complete() maps faults to the real model's errors", asy
     [{ type: "cut", afterChunks: 2 }, "MODEL_PROTOCOL"],
     [{ type: "malformed" }, "MODEL_PROTOCOL"],
     [{ type: "empty_choices" }, "MODEL_PROTOCOL"],
+    [{ type: "reset", afterChunks: 1 }, "MODEL_PROTOCOL"],
   ];
   for (const [fault, code] of cases) {
     await t.step(fault.type, async () => {
@@ -74,6 +75,24 @@ Deno.test("ScriptedModel.complete() maps faults to the real model's errors", asy
     const res = await model.complete({ messages: [], tools: [], iteration: 1 });
     assert.equal(res.message.content, "fine");
   });
+});
+
+Deno.test("ScriptedModel.complete() stalls after the first chunks until the signal aborts", async () => {
+  const controller = new AbortController();
+  const model = new ScriptedModel([{
+    text: "one two three",
+    fault: { type: "stall", afterChunks: 2 },
+  }]);
+  const seen: string[] = [];
+  const err = await model.complete(
+    { messages: [], tools: [], iteration: 1, signal: controller.signal },
+    (d) => {
+      if (d.type === "text") seen.push(d.text);
+      queueMicrotask(() => controller.abort());
+    },
+  ).catch((e) => e);
+  assert.equal(err, controller.signal.reason);
+  assert.deepEqual(seen, ["one "], "the role chunk and one text chunk, then nothing");
 });
 
 Deno.test("ScriptedModel.complete() throws MODEL_ERROR past the end of the script", async () => {
