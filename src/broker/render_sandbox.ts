@@ -6,6 +6,7 @@
 import { isAbsolute, normalize } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import type { PermissionSet } from "./permission_set.ts";
+import { printfEscape, unixSocketFilter } from "./_seccomp_filter.ts";
 
 /** Where and how sandboxes are built. Every path is absolute and already realpathed. */
 export interface SandboxContext {
@@ -27,7 +28,33 @@ export interface SandboxContext {
   readOnlyHomeFiles: string[];
   /** Extra environment entries; they never override the base entries. */
   extraEnv?: Record<string, string>;
+  /**
+   * A pids cgroup (see `findPidsCgroup`): each program sandbox joins a child group of it,
+   * `<pidsCgroup>/s<pid>`, capped at `maxProcesses`. `null`/absent: no process limit.
+   */
+  pidsCgroup?: string | null;
+  /** Processes and threads one program sandbox may hold at once. @default 1024 */
+  maxProcesses?: number;
 }
+
+/** {@linkcode SandboxContext.maxProcesses} when absent. */
+export const DEFAULT_MAX_PROCESSES = 1024;
+
+/**
+ * The bash launcher every bwrap sandbox starts through (`$1` cgroup dir or empty, `$2` limit,
+ * `$3` the seccomp program as printf escapes or empty, then bwrap's argv). It moves itself into
+ * a new child group of the pids cgroup (so bwrap and everything it starts is counted), opens the
+ * seccomp program as fd 3, and execs bwrap (same pid). A limit it cannot apply stops it with
+ * exit code 125 before anything runs: fail closed.
+ */
+export const SANDBOX_LAUNCHER = `c=$1 m=$2 f=$3; shift 3
+if [ -n "$c" ]; then
+  d=$c/s$$
+  { mkdir "$d" && echo "$m" > "$d/pids.max" && echo $$ > "$d/cgroup.procs"; } 2>/dev/null ||
+    { echo "odek: cannot limit the sandbox to $m processes in $d: nothing was run" >&2; exit 125; }
+fi
+if [ -n "$f" ]; then exec 3< <(printf "$f") || exit 125; fi
+exec "$@"`;
 
 /** What to run inside the sandbox: a Deno tool child (its entry file) or a program. */
 export type SandboxCommand = { kind: "tool_child"; entry: string } | {
@@ -145,9 +172,19 @@ export function renderSandbox(
     "--unshare-net",
   ];
   argv.push("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  const filter = unixSocketFilter(Deno.build.arch);
+  if (filter !== null) argv.push("--seccomp", "3");
   for (const [op, path] of mounts) argv.push(op, path, ...(op === "--tmpfs" ? [] : [path]));
   argv.push("--chdir", checked(c.workspace), "--", ...inner);
-  return { argv, env };
+  const limit = toolChild ? null : c.pidsCgroup ?? null;
+  const max = c.maxProcesses ?? DEFAULT_MAX_PROCESSES;
+  if (!Number.isSafeInteger(max) || max < 8) {
+    throw new RangeError(`maxProcesses must be an integer of at least 8, not ${max}`);
+  }
+  const launcher = ["/bin/bash", "-c", SANDBOX_LAUNCHER, "odek-sandbox"];
+  launcher.push(limit === null ? "" : checked(limit), limit === null ? "" : String(max));
+  launcher.push(filter === null ? "" : printfEscape(filter));
+  return { argv: [...launcher, ...argv], env };
 }
 
 function checked(path: string): string {

@@ -6,6 +6,7 @@
 import { join, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { findBwrap } from "./find_bwrap.ts";
+import { findPidsCgroup } from "./find_pids_cgroup.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 
 /** Options for {@linkcode sandboxContextFromEnvironment}. */
@@ -18,13 +19,20 @@ export interface SandboxContextFromEnvironmentOptions {
   mode: "bwrap" | "none";
   /** The deno that runs tool children. @default Deno.execPath() */
   denoPath?: string;
+  /**
+   * Processes and threads one shell sandbox may hold at once (the fork-bomb bound), enforced
+   * through a pids cgroup where {@linkcode findPidsCgroup} finds one. @default 1024
+   */
+  maxProcesses?: number;
 }
 
 /**
  * Fill a sandbox context from the environment: `home` from `HOME`; `denoDir` from `DENO_DIR`,
  * else `$XDG_CACHE_HOME/deno`, else `~/.cache/deno`; `toolsDir` = `<installDir>/tools`;
  * `bwrapPath` from {@linkcode findBwrap}; `readOnlyHomeFiles` = `~/.gitconfig` when it exists;
- * `protectedRoots` = `[odekHome, installDir]`.
+ * `protectedRoots` = `[odekHome, installDir]`; in `bwrap` mode `pidsCgroup` from
+ * {@linkcode findPidsCgroup} (null where none is usable: shell sandboxes then have no process
+ * limit, which `odek doctor` reports).
  *
  * Every path is realpathed when it exists. A protected root that does not exist yet is left out
  * (bwrap cannot mount over a missing path under the read-only `/`); one inside the home is
@@ -83,7 +91,14 @@ export async function sandboxContextFromEnvironment(
     installDir,
     protectedRoots,
     readOnlyHomeFiles: (await exists(gitconfig)) ? [gitconfig] : [],
+    pidsCgroup: options.mode === "bwrap" ? await pidsCgroupDir() : null,
+    ...(options.maxProcesses !== undefined ? { maxProcesses: options.maxProcesses } : {}),
   };
+}
+
+async function pidsCgroupDir(): Promise<string | null> {
+  const probe = await findPidsCgroup();
+  return probe.type === "cgroup" ? probe.dir : null;
 }
 
 async function realOrSelf(path: string): Promise<string> {

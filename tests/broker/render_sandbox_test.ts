@@ -4,10 +4,12 @@ import type { PermissionSet } from "../../src/broker/permission_set.ts";
 import {
   type RenderedSandbox,
   renderSandbox,
+  SANDBOX_LAUNCHER,
   SANDBOX_PATH,
   type SandboxCommand,
   type SandboxContext,
 } from "../../src/broker/render_sandbox.ts";
+import { printfEscape, unixSocketFilter } from "../../src/broker/_seccomp_filter.ts";
 
 const WS = "/srv/ws";
 const CONTEXT: SandboxContext = {
@@ -56,7 +58,17 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
   await t.step("read-only tool child", () => {
     const { argv, env } = renderSandbox(set(), CONTEXT, TOOL);
     const sep = argv.indexOf("--");
-    assert.deepEqual(argv.slice(0, 11), [
+    const filter = unixSocketFilter(Deno.build.arch);
+    assert.deepEqual(argv.slice(0, 7), [
+      "/bin/bash",
+      "-c",
+      SANDBOX_LAUNCHER,
+      "odek-sandbox",
+      "", // a tool child gets no process limit
+      "",
+      filter === null ? "" : printfEscape(filter),
+    ]);
+    assert.deepEqual(argv.slice(7, 18), [
       "/usr/bin/bwrap",
       "--die-with-parent",
       "--new-session",
@@ -128,6 +140,21 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
     assert.ok(!argv.some((a) => a.startsWith("--allow-") || a.includes("deno")));
     assert.ok(!mounts(argv).some(([, p]) => p === "/opt/odek/tools"));
     assert.equal(env.DENO_DIR, undefined);
+  });
+  await t.step("program: a pids cgroup limit and the seccomp filter (fd 3)", () => {
+    const limited = { ...CONTEXT, pidsCgroup: "/sys/fs/cgroup/pids/odek", maxProcesses: 64 };
+    const { argv } = renderSandbox(set(), limited, PROGRAM);
+    assert.deepEqual(argv.slice(3, 6), ["odek-sandbox", "/sys/fs/cgroup/pids/odek", "64"]);
+    assert.equal(argv[7], "/usr/bin/bwrap");
+    if (unixSocketFilter(Deno.build.arch) !== null) {
+      assert.deepEqual(argv.slice(argv.indexOf("--seccomp"), argv.indexOf("--seccomp") + 2), [
+        "--seccomp",
+        "3",
+      ]);
+    }
+    const tool = renderSandbox(set(), limited, TOOL).argv;
+    assert.deepEqual(tool.slice(4, 6), ["", ""], "tool children (Deno threads) are not limited");
+    assert.throws(() => renderSandbox(set(), { ...limited, maxProcesses: 2 }, PROGRAM), RangeError);
   });
   await t.step("proxy network policy stays offline until the egress proxy exists", () => {
     const { argv } = renderSandbox(
