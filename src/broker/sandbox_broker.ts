@@ -10,6 +10,7 @@ import { fixedVerdict } from "../danger/fixed_verdict.ts";
 import type { TrustLevel } from "../danger/verdict.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { derivePermissions } from "./derive_permissions.ts";
+import { realTargets } from "./_real_targets.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 import { runShell } from "./run_shell.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
@@ -117,7 +118,9 @@ export class SandboxBroker implements ToolBroker {
         `${name} was refused: an untrusted run may only read (this is ${classes})`,
       );
     }
-    const set = derivePermissions({ ...invocation, args }, verdict, trustLevel, {
+    // Granted targets become binds: resolve their links first (see _real_targets.ts).
+    const real = await realTargets(verdict, workspace);
+    const set = derivePermissions({ ...invocation, args }, real, trustLevel, {
       workspace,
       protectedRoots: context.protectedRoots,
     });

@@ -338,6 +338,33 @@ gcc -shared -fPIC -o /tmp/e.so /tmp/e.c && LD_PRELOAD=/tmp/e.so cat notes.txt`
     name: "write inside the workspace at read scope",
     call: sh(() => "echo pwned >> notes.txt; git commit -qam x"),
   },
+  // Granted targets that lead somewhere else: a symlink outside the workspace, /proc magic links.
+  {
+    name: "write and read ODEK_HOME through a symlink outside the workspace",
+    call: sh((f) =>
+      `echo pwned >> ${f.out}/odek_link/secret.txt; cat ${f.out}/odek_link/secret.txt`
+    ),
+  },
+  {
+    name: "write ~/.ssh through a symlink outside the workspace",
+    call: sh((f) => `echo pwned >> ${f.out}/ssh_link/id_rsa; cat ${f.out}/ssh_link/id_rsa`),
+  },
+  {
+    name: "write ODEK_HOME through the core's /proc/<pid>/root",
+    call: sh((f) =>
+      `echo pwned >> /proc/${f.corePid}/root${f.odek}/secret.txt; cat /proc/${f.corePid}/root${f.odek}/secret.txt`
+    ),
+  },
+  {
+    name: "delete through the core's /proc/<pid>/root",
+    call: sh((f) =>
+      `find /proc/${f.corePid}/root${f.out} -name sentinel.txt -delete; rm -rf /proc/${f.corePid}/root${f.home}`
+    ),
+  },
+  {
+    name: "grant the core's /proc/<pid>/environ by writing it",
+    call: sh((f) => `echo x >> /proc/${f.corePid}/environ; cat /proc/${f.corePid}/environ`),
+  },
   // Devices and mounts.
   {
     name: "read raw disks",

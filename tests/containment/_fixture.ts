@@ -35,7 +35,10 @@ export interface ContainmentFixture extends AsyncDisposable {
   install: string;
   /** The test HOME: `.ssh/id_rsa`, `.aws/credentials`, `.bash_history`, `.bashrc`. */
   home: string;
-  /** Outside the workspace, visible read-only: `sentinel.txt` and `canary.sock`. */
+  /**
+   * Outside the workspace, visible read-only: `sentinel.txt`, `canary.sock`, and the symlinks
+   * `odek_link` (→ ODEK_HOME) and `ssh_link` (→ `~/.ssh`).
+   */
   out: string;
   /** A directory under `/tmp` (hidden in sandboxes) with a secret. */
   hostTmp: string;
@@ -97,6 +100,8 @@ export async function makeContainmentFixture(): Promise<ContainmentFixture> {
   await Deno.symlink(join(out, "sentinel.txt"), join(ws, "link_out_file"));
   await Deno.symlink(out, join(ws, "link_out_dir"));
   await Deno.symlink(odek, join(ws, "link_odek_dir"));
+  await Deno.symlink(odek, join(out, "odek_link")); // outside the workspace: a granted target
+  await Deno.symlink(join(home, ".ssh"), join(out, "ssh_link"));
   await git(ws, "init", "-q");
   await git(ws, "add", "notes.txt");
   await git(ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");

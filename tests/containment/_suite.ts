@@ -15,6 +15,7 @@
 import type { Approver } from "../../src/approval/approver.ts";
 import { derivePermissions } from "../../src/broker/derive_permissions.ts";
 import type { PermissionSet } from "../../src/broker/permission_set.ts";
+import { realTargets } from "../../src/broker/_real_targets.ts";
 import { SandboxBroker } from "../../src/broker/sandbox_broker.ts";
 import type { ToolInvocation, ToolResult } from "../../src/broker/tool_broker.ts";
 import type { Classifier } from "../../src/danger/classifier.ts";
@@ -118,11 +119,22 @@ async function runAttempt(
     if ("refusal" in gated) {
       result = gated.refusal;
     } else {
-      scope = derivePermissions(gated.invocation, gated.invocation.verdict!, "standard", {
+      const real = await realTargets(gated.invocation.verdict!, f.ws); // as the broker does
+      scope = derivePermissions(gated.invocation, real, "standard", {
         workspace: f.ws,
         protectedRoots: f.context.protectedRoots,
       });
       result = await broker.run(gated.invocation);
+    }
+    if (Deno.env.get("ODEK_CONTAINMENT_TRACE")) {
+      const v = "invocation" in gated ? gated.invocation.verdict : undefined;
+      console.error(
+        `TRACE ${attempt.name} | ${v ? v.parts.map((p) => p.riskClass).join(",") : "refused"} | w=${
+          JSON.stringify(scope?.writePaths ?? [])
+        } | ${result.ok ? "ok" : result.error.kind}\n${
+          (result.ok ? result.output : result.error.message).slice(0, 600)
+        }`,
+      );
     }
   } finally {
     await broker.close();
