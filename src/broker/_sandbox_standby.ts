@@ -6,7 +6,6 @@
  * @module
  */
 import { killSandbox } from "./_kill_sandbox.ts";
-import { releasePidsGroup } from "./_pids_group.ts";
 
 /**
  * The program a spare sandbox runs: it waits for one NUL-terminated command on stdin, detaches
@@ -19,7 +18,6 @@ export const STANDBY_LAUNCHER =
 /** A sandbox started for a key, not yet used. */
 interface Spare {
   child: Deno.ChildProcess;
-  pidsCgroup?: string | null;
   /** The workspace's inode when the spare mounted it. */
   ino: number | null;
   done: boolean;
@@ -30,8 +28,6 @@ export interface StandbySpec {
   argv: string[];
   env: Record<string, string>;
   cwd: string;
-  /** The context's pids cgroup: a discarded spare's group is removed. */
-  pidsCgroup?: string | null;
 }
 
 /**
@@ -80,12 +76,7 @@ export class SandboxStandby {
       this.#spares.set(key, spares);
       try {
         while (!this.#closed && spares.length < SPARES_PER_KEY) {
-          const next: Spare = {
-            child: spawn(spec),
-            pidsCgroup: spec.pidsCgroup,
-            ino,
-            done: false,
-          };
+          const next: Spare = { child: spawn(spec), ino, done: false };
           void next.child.status.then(() => (next.done = true));
           spares.push(next);
         }
@@ -107,7 +98,6 @@ export class SandboxStandby {
   async #discard(spare: Spare): Promise<void> {
     if (!spare.done) await killSandbox(spare.child.pid);
     await spare.child.status;
-    await releasePidsGroup(spare.pidsCgroup, spare.child.pid);
     await Promise.all([spare.child.stdout.cancel(), spare.child.stderr.cancel()]).catch(() => {});
     await spare.child.stdin.close().catch(() => {});
   }

@@ -30,7 +30,8 @@ export interface SandboxContext {
   extraEnv?: Record<string, string>;
   /**
    * A pids cgroup (see `findPidsCgroup`): each program sandbox joins a child group of it,
-   * `<pidsCgroup>/s<pid>`, capped at `maxProcesses`. `null`/absent: no process limit.
+   * `<pidsCgroup>/s<pid>`, capped at `maxProcesses` (processes and threads). `null`/absent: no
+   * process limit.
    */
   pidsCgroup?: string | null;
   /** Processes and threads one program sandbox may hold at once. @default 1024 */
@@ -42,16 +43,20 @@ export const DEFAULT_MAX_PROCESSES = 1024;
 
 /**
  * The bash launcher every bwrap sandbox starts through (`$1` cgroup dir or empty, `$2` limit,
- * `$3` the seccomp program as printf escapes or empty, then bwrap's argv). It moves itself into
- * a new child group of the pids cgroup (so bwrap and everything it starts is counted), opens the
- * seccomp program as fd 3, and execs bwrap (same pid). A limit it cannot apply stops it with
- * exit code 125 before anything runs: fail closed.
+ * `$3` the seccomp program as printf escapes or empty, then bwrap's argv). It removes the empty
+ * groups of ended sandboxes (Deno refuses `/sys` to a core without `--allow-all`, so the core
+ * cannot), moves itself into a new child group `s<pid>` of the pids cgroup (so bwrap and
+ * everything it starts is counted), opens the seccomp program as fd 3, and execs bwrap (same
+ * pid). A limit it cannot apply stops it with exit code 125 before anything runs: fail closed.
  */
 export const SANDBOX_LAUNCHER = `c=$1 m=$2 f=$3; shift 3
 if [ -n "$c" ]; then
-  d=$c/s$$
-  { mkdir "$d" && echo "$m" > "$d/pids.max" && echo $$ > "$d/cgroup.procs"; } 2>/dev/null ||
-    { echo "odek: cannot limit the sandbox to $m processes in $d: nothing was run" >&2; exit 125; }
+  rmdir "$c"/s[0-9]* 2>/dev/null # groups of ended sandboxes; a live one is busy and stays
+  d=$c/s$$ n=0
+  until { mkdir -p "$d" && echo "$m" > "$d/pids.max" && echo $$ > "$d/cgroup.procs"; } 2>/dev/null; do
+    n=$((n + 1)) # another launcher's sweep may remove the group between mkdir and the join
+    [ $n -lt 3 ] || { echo "odek: cannot limit the sandbox to $m processes in $d: nothing was run" >&2; exit 125; }
+  done
 fi
 if [ -n "$f" ]; then exec 3< <(printf "$f") || exit 125; fi
 exec "$@"`;

@@ -11,7 +11,6 @@ import type { PermissionSet } from "./permission_set.ts";
 import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
 import type { ToolResult } from "./tool_broker.ts";
 import { killSandbox } from "./_kill_sandbox.ts";
-import { releasePidsGroup } from "./_pids_group.ts";
 import { type SandboxStandby, STANDBY_LAUNCHER } from "./_sandbox_standby.ts";
 import { type CappedText, collectCapped, formatShellOutput } from "./_shell_output.ts";
 
@@ -117,20 +116,15 @@ export async function runShell(command: string, options: RunShellOptions): Promi
   let started = performance.now();
   let program: Started;
   if (viaStandby) {
-    const child = await options.standby!.take({
-      argv,
-      env,
-      cwd: context.workspace,
-      pidsCgroup: context.pidsCgroup,
-    });
+    const child = await options.standby!.take({ argv, env, cwd: context.workspace });
     started = performance.now();
-    program = watchSandboxed(child, context.pidsCgroup);
+    program = watchSandboxed(child);
     const writer = child.stdin.getWriter();
     await writer.write(new TextEncoder().encode(`${command}\0`)).catch(() => {});
     await writer.close().catch(() => {});
   } else {
     program = context.mode === "bwrap"
-      ? startSandboxed(argv, env, context.workspace, context.pidsCgroup)
+      ? startSandboxed(argv, env, context.workspace)
       : startUnconfined(argv, env, context.workspace);
   }
   let ended: "timeout" | "interrupted" | null = null;
@@ -166,12 +160,7 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     : { ok: false, error: { kind: "failed", message: text } };
 }
 
-function startSandboxed(
-  argv: string[],
-  env: Record<string, string>,
-  cwd: string,
-  pidsCgroup: string | null | undefined,
-): Started {
+function startSandboxed(argv: string[], env: Record<string, string>, cwd: string): Started {
   return watchSandboxed(
     new Deno.Command(argv[0], {
       args: argv.slice(1),
@@ -182,18 +171,16 @@ function startSandboxed(
       stdout: "piped",
       stderr: "piped",
     }).spawn(),
-    pidsCgroup,
   );
 }
 
-function watchSandboxed(child: Deno.ChildProcess, pidsCgroup: string | null | undefined): Started {
+function watchSandboxed(child: Deno.ChildProcess): Started {
   let reaped = false;
   return {
     stdout: child.stdout,
     stderr: child.stderr,
-    exited: child.status.then(async (status) => {
+    exited: child.status.then((status) => {
       reaped = true;
-      await releasePidsGroup(pidsCgroup, child.pid);
       return status.code;
     }),
     kill: () => {

@@ -17,6 +17,8 @@ export interface Attempt {
   call(f: ContainmentFixture): { name: string; args: Record<string, unknown> };
   /** Binaries it needs: the attempt is skipped, with the reason, when one is missing. */
   needs?: string[];
+  /** Runs only where sandboxes have a process limit (a pids cgroup), never unbounded. */
+  needsProcessLimit?: boolean;
 }
 
 const sh =
@@ -364,6 +366,16 @@ gcc -shared -fPIC -o /tmp/e.so /tmp/e.c && LD_PRELOAD=/tmp/e.so cat notes.txt`
   {
     name: "grant the core's /proc/<pid>/environ by writing it",
     call: sh((f) => `echo x >> /proc/${f.corePid}/environ; cat /proc/${f.corePid}/environ`),
+  },
+  // A fork bomb, bounded by the sandbox's pids cgroup and killed at its timeout.
+  {
+    name: "fork bomb (and raising its own pids.max first)",
+    call: sh(
+      () =>
+        "for f in /sys/fs/cgroup/pids/s*/pids.max /sys/fs/cgroup/pids/*/s*/pids.max; do echo max > $f; done 2>/dev/null; :(){ :|:& };:; sleep 2",
+      3,
+    ),
+    needsProcessLimit: true,
   },
   // Devices and mounts.
   {

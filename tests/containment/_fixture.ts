@@ -59,6 +59,9 @@ export interface ContainmentFixture extends AsyncDisposable {
   snapshot(): Promise<Map<string, Entry>>;
 }
 
+/** The process limit of the fixture's shell sandboxes (small: the table holds a fork bomb). */
+export const FIXTURE_MAX_PROCESSES = 64;
+
 /** The environment variable of this process holding the core canary. */
 export const CORE_CANARY_ENV = "ODEK_CONTAINMENT_CANARY";
 
@@ -131,6 +134,7 @@ export async function makeContainmentFixture(): Promise<ContainmentFixture> {
     workspace: ws,
     home,
     readOnlyHomeFiles: [],
+    maxProcesses: FIXTURE_MAX_PROCESSES,
   };
   return {
     root,

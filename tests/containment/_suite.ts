@@ -23,7 +23,8 @@ import { createClassifier } from "../../src/danger/create_classifier.ts";
 import type { Verdict } from "../../src/danger/verdict.ts";
 import { gateToolCalls } from "../../src/loop/gate_tool_calls.ts";
 import type { RunContext } from "../../src/loop/run_context.ts";
-import { bwrap, sandboxTest } from "../_helpers/sandbox.ts";
+import { sandboxTest } from "../_helpers/sandbox.ts";
+import { findPidsCgroup } from "../../src/broker/find_pids_cgroup.ts";
 import { type Attempt, ATTEMPTS } from "./_attempts.ts";
 import { assertContained } from "./_check.ts";
 import { type ContainmentFixture, makeContainmentFixture } from "./_fixture.ts";
@@ -50,6 +51,9 @@ const forcedRead = (subject: string): Verdict => ({
   decision: "allow",
   reason: "forced to read by the containment suite",
 });
+
+const probe = await findPidsCgroup();
+const pidsCgroup = probe.type === "cgroup" ? probe.dir : null;
 
 /** Which binaries are on the sandbox's PATH (looked up once). */
 const missing = new Map<string, boolean>();
@@ -83,7 +87,10 @@ export function registerSuite(mode: SuiteMode): void {
           console.error(`skipping "${attempt.name}": ${absent.join(", ")} not installed`);
           continue;
         }
-        if (attempt.needs?.includes("deno") && bwrap === null) continue;
+        if (attempt.needsProcessLimit && pidsCgroup === null) {
+          console.error(`skipping "${attempt.name}": no pids cgroup, so no process limit`);
+          continue;
+        }
         await t.step(attempt.name, async () => {
           await using f = await makeContainmentFixture();
           await runAttempt(f, attempt, classifier);
