@@ -10,7 +10,7 @@ import { BWRAP_INSTALL_COMMAND } from "./find_bwrap.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
 import type { ToolResult } from "./tool_broker.ts";
-import { killSandbox } from "./_kill_sandbox.ts";
+import { DEFAULT_KILL_GRACE_MS, terminateSandbox } from "./_terminate.ts";
 import { type SandboxStandby, STANDBY_LAUNCHER } from "./_sandbox_standby.ts";
 import { type CappedText, collectCapped, formatShellOutput } from "./_shell_output.ts";
 
@@ -31,6 +31,11 @@ export interface RunShellOptions {
    * the next one is started in the background. @default none: the sandbox is started on demand
    */
   standby?: SandboxStandby;
+  /**
+   * On timeout or abort: SIGTERM first, SIGKILL this many milliseconds later if the command is
+   * still running. @default 2_000
+   */
+  killGraceMs?: number;
 }
 
 /** A started program, whatever started it. */
@@ -39,7 +44,7 @@ interface Started {
   stderr: AsyncIterable<Uint8Array>;
   /** Resolves with the exit code once the program has exited (and, unsandboxed, its group died). */
   exited: Promise<number>;
-  /** SIGKILL everything the command started. Safe to call more than once. */
+  /** SIGTERM everything the command started, SIGKILL after the grace. Safe to call twice. */
   kill(): void;
 }
 
@@ -83,6 +88,7 @@ interface Started {
 export async function runShell(command: string, options: RunShellOptions): Promise<ToolResult> {
   const { set, context, timeoutMs, signal } = options;
   const maxBytes = options.maxStreamBytes ?? MAX_SHELL_STREAM_BYTES;
+  const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   if (signal?.aborted) {
     return {
       ok: false,
@@ -118,14 +124,14 @@ export async function runShell(command: string, options: RunShellOptions): Promi
   if (viaStandby) {
     const child = await options.standby!.take({ argv, env, cwd: context.workspace });
     started = performance.now();
-    program = watchSandboxed(child);
+    program = watchSandboxed(child, grace);
     const writer = child.stdin.getWriter();
     await writer.write(new TextEncoder().encode(`${command}\0`)).catch(() => {});
     await writer.close().catch(() => {});
   } else {
     program = context.mode === "bwrap"
-      ? startSandboxed(argv, env, context.workspace)
-      : startUnconfined(argv, env, context.workspace);
+      ? startSandboxed(argv, env, context.workspace, grace)
+      : startUnconfined(argv, env, context.workspace, grace);
   }
   let ended: "timeout" | "interrupted" | null = null;
   const stop = (why: "timeout" | "interrupted") => {
@@ -160,7 +166,12 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     : { ok: false, error: { kind: "failed", message: text } };
 }
 
-function startSandboxed(argv: string[], env: Record<string, string>, cwd: string): Started {
+function startSandboxed(
+  argv: string[],
+  env: Record<string, string>,
+  cwd: string,
+  grace: number,
+): Started {
   return watchSandboxed(
     new Deno.Command(argv[0], {
       args: argv.slice(1),
@@ -171,20 +182,26 @@ function startSandboxed(argv: string[], env: Record<string, string>, cwd: string
       stdout: "piped",
       stderr: "piped",
     }).spawn(),
+    grace,
   );
 }
 
-function watchSandboxed(child: Deno.ChildProcess): Started {
+function watchSandboxed(child: Deno.ChildProcess, grace: number): Started {
   let reaped = false;
+  let stopping = false;
+  const exited = child.status.then((status) => {
+    reaped = true;
+    return status.code;
+  });
   return {
     stdout: child.stdout,
     stderr: child.stderr,
-    exited: child.status.then((status) => {
-      reaped = true;
-      return status.code;
-    }),
+    exited,
     kill: () => {
-      if (!reaped) void killSandbox(child.pid); // the whole pid namespace dies with its pid 1
+      if (reaped || stopping) return;
+      stopping = true;
+      // SIGTERM the command's processes; the whole pid namespace dies with its pid 1 after.
+      void terminateSandbox(child.pid, exited, grace);
     },
   };
 }
@@ -203,8 +220,13 @@ const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find((path) => {
  * `Deno.Command`, about 4 ms cheaper per command than node's `detached` spawn, which forks), so
  * the whole group can be killed. Falls back to node's spawn where `setsid` is missing.
  */
-function startUnconfined(argv: string[], env: Record<string, string>, cwd: string): Started {
-  if (SETSID === undefined) return startUnconfinedNode(argv, env, cwd);
+function startUnconfined(
+  argv: string[],
+  env: Record<string, string>,
+  cwd: string,
+  grace: number,
+): Started {
+  if (SETSID === undefined) return startUnconfinedNode(argv, env, cwd, grace);
   const child = new Deno.Command(SETSID, {
     args: argv,
     cwd,
@@ -214,27 +236,36 @@ function startUnconfined(argv: string[], env: Record<string, string>, cwd: strin
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const killGroup = () => {
+  const killGroup = (signal: Deno.Signal = "SIGKILL") => {
     try {
-      Deno.kill(-child.pid, "SIGKILL");
+      Deno.kill(-child.pid, signal);
     } catch {
       // The group is already gone.
     }
   };
   let exited = false;
   const stopReading = new AbortController();
+  const status = child.status;
   return {
     // A process that left the group (its own setsid) may hold the pipes: a kill stops the reads.
     stdout: readUntil(child.stdout, stopReading.signal),
     stderr: readUntil(child.stderr, stopReading.signal),
-    exited: child.status.then((status) => {
+    exited: status.then((status) => {
       exited = true;
       killGroup(); // background processes do not outlive the command, as in the sandbox
       return status.code;
     }),
     kill: () => {
-      if (!exited) killGroup();
-      stopReading.abort();
+      if (exited) return stopReading.abort();
+      killGroup("SIGTERM");
+      const timer = setTimeout(() => {
+        if (!exited) killGroup();
+        stopReading.abort();
+      }, grace);
+      void status.then(() => {
+        clearTimeout(timer);
+        stopReading.abort();
+      });
     },
   };
 }
@@ -260,16 +291,21 @@ async function* readUntil(
   }
 }
 
-function startUnconfinedNode(argv: string[], env: Record<string, string>, cwd: string): Started {
+function startUnconfinedNode(
+  argv: string[],
+  env: Record<string, string>,
+  cwd: string,
+  grace: number,
+): Started {
   const child = spawn(argv[0], argv.slice(1), {
     cwd,
     env,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const killGroup = () => {
+  const killGroup = (signal: NodeJS.Signals = "SIGKILL") => {
     try {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      if (child.pid !== undefined) process.kill(-child.pid, signal);
     } catch {
       // The group is already gone.
     }
@@ -286,10 +322,13 @@ function startUnconfinedNode(argv: string[], env: Record<string, string>, cwd: s
     stderr: untilClosed(child.stderr),
     exited,
     kill: () => {
-      killGroup();
-      // A process that left the group (setsid) may hold the pipes: stop reading them.
-      child.stdout.destroy();
-      child.stderr.destroy();
+      killGroup("SIGTERM");
+      setTimeout(() => {
+        killGroup();
+        // A process that left the group (setsid) may hold the pipes: stop reading them.
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, grace);
     },
   };
 }

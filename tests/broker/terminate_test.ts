@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { runShell } from "../../src/broker/run_shell.ts";
+import { makeSandboxFixture, sandboxTest } from "../_helpers/sandbox.ts";
+import { processesWith, survivorsOf, uniqueSleep } from "./_processes.ts";
+
+const set = (ws: string) => ({
+  readPaths: [ws],
+  writePaths: [ws],
+  network: { type: "none" as const },
+  runBinaries: [],
+  envNames: [],
+});
+
+for (const mode of ["bwrap", "none"] as const) {
+  const register = mode === "bwrap" ? sandboxTest : Deno.test;
+  register(`runShell() (${mode}) sends SIGTERM on timeout, so a command can clean up`, async () => {
+    await using f = await makeSandboxFixture({ mode });
+    const result = await runShell(
+      "trap 'echo got-term; exit 3' TERM; echo started; sleep 30 & wait",
+      { set: set(f.workspace), context: f.context, timeoutMs: 1_000, killGraceMs: 5_000 },
+    );
+    assert.equal(result.ok ? "ok" : result.error.kind, "timeout");
+    const text = result.ok ? "" : result.error.message;
+    assert.match(text, /started\ngot-term/, text);
+  });
+
+  register(
+    `runShell() (${mode}) SIGKILLs what ignores SIGTERM after the grace period`,
+    async () => {
+      await using f = await makeSandboxFixture({ mode });
+      const marker = uniqueSleep();
+      const abort = new AbortController();
+      const pending = runShell(`trap '' TERM; echo started; ${marker}; echo survived`, {
+        set: set(f.workspace),
+        context: f.context,
+        timeoutMs: 60_000,
+        killGraceMs: 300,
+        signal: abort.signal,
+      });
+      // Abort once the command runs (the marker is visible), not after a fixed delay.
+      while (processesWith(marker).length === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      abort.abort();
+      const result = await pending;
+      assert.equal(result.ok ? "ok" : result.error.kind, "interrupted");
+      assert.doesNotMatch(result.ok ? "" : result.error.message, /survived/);
+      assert.deepEqual(await survivorsOf(marker), [], "the TERM-ignoring process was SIGKILLed");
+    },
+  );
+}
