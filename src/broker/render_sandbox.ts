@@ -26,6 +26,12 @@ export interface SandboxContext {
   protectedRoots: string[];
   /** Files of the home bound read-only at their real paths when they exist (`~/.gitconfig`). */
   readOnlyHomeFiles: string[];
+  /**
+   * Host secrets outside the home hidden in every sandbox: directories under an empty tmpfs,
+   * files under `/dev/null`. Each must exist. Filled when odek runs as root (root-only files
+   * such as `/etc/shadow` are readable by a sandbox whose user is root). @default none
+   */
+  hiddenPaths?: { dirs: string[]; files: string[] };
   /** Extra environment entries; they never override the base entries. */
   extraEnv?: Record<string, string>;
   /**
@@ -161,6 +167,8 @@ export function renderSandbox(
     ["--tmpfs", checked(c.home), 0],
   ];
   for (const root of c.protectedRoots) mounts.push(["--tmpfs", checked(root), 0]);
+  for (const dir of c.hiddenPaths?.dirs ?? []) mounts.push(["--tmpfs", checked(dir), 0]);
+  for (const file of c.hiddenPaths?.files ?? []) mounts.push([HIDE_FILE, checked(file), 0]);
   for (const file of c.readOnlyHomeFiles) mounts.push(["--ro-bind-try", checked(file), 1]);
   if (toolChild) {
     mounts.push(["--ro-bind", c.toolsDir, 1], ["--ro-bind", checked(c.denoPath), 1]);
@@ -179,7 +187,10 @@ export function renderSandbox(
   argv.push("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   const filter = unixSocketFilter(Deno.build.arch);
   if (filter !== null) argv.push("--seccomp", "3");
-  for (const [op, path] of mounts) argv.push(op, path, ...(op === "--tmpfs" ? [] : [path]));
+  for (const [op, path] of mounts) {
+    if (op === HIDE_FILE) argv.push("--ro-bind", "/dev/null", path);
+    else argv.push(op, path, ...(op === "--tmpfs" ? [] : [path]));
+  }
   argv.push("--chdir", checked(c.workspace), "--", ...inner);
   const limit = toolChild ? null : c.pidsCgroup ?? null;
   const max = c.maxProcesses ?? DEFAULT_MAX_PROCESSES;
@@ -191,6 +202,9 @@ export function renderSandbox(
   launcher.push(filter === null ? "" : printfEscape(filter));
   return { argv: [...launcher, ...argv], env };
 }
+
+/** A mount op of the list above: bind `/dev/null` over a file. */
+const HIDE_FILE = "hide-file";
 
 function checked(path: string): string {
   // Commas split Deno's flag lists and control characters have no place in a mount path.

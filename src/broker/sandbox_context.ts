@@ -32,7 +32,8 @@ export interface SandboxContextFromEnvironmentOptions {
  * `bwrapPath` from {@linkcode findBwrap}; `readOnlyHomeFiles` = `~/.gitconfig` when it exists;
  * `protectedRoots` = `[odekHome, installDir]`; in `bwrap` mode `pidsCgroup` from
  * {@linkcode findPidsCgroup} (null where none is usable: shell sandboxes then have no process
- * limit, which `odek doctor` reports).
+ * limit, which `odek doctor` reports); when odek runs as root, `hiddenPaths` = the existing
+ * {@linkcode ROOT_SECRET_DIRS} and {@linkcode ROOT_SECRET_FILES} and the SSH host keys.
  *
  * Every path is realpathed when it exists. A protected root that does not exist yet is left out
  * (bwrap cannot mount over a missing path under the read-only `/`); one inside the home is
@@ -92,8 +93,44 @@ export async function sandboxContextFromEnvironment(
     protectedRoots,
     readOnlyHomeFiles: (await exists(gitconfig)) ? [gitconfig] : [],
     pidsCgroup: options.mode === "bwrap" ? await pidsCgroupDir() : null,
+    hiddenPaths: Deno.uid() === 0 ? await rootSecrets(home) : { dirs: [], files: [] },
     ...(options.maxProcesses !== undefined ? { maxProcesses: options.maxProcesses } : {}),
   };
+}
+
+/**
+ * Root-only secrets on `/` a sandbox whose user is root could read (DAC lets an owner read its
+ * 0600 files without any capability): hidden when odek runs as root.
+ */
+export const ROOT_SECRET_DIRS = ["/root", "/etc/ssl/private", "/etc/sudoers.d", "/var/lib/sudo"];
+/** See {@linkcode ROOT_SECRET_DIRS}; plus every `/etc/ssh/ssh_host_*_key`. */
+export const ROOT_SECRET_FILES = [
+  "/etc/shadow",
+  "/etc/shadow-",
+  "/etc/gshadow",
+  "/etc/gshadow-",
+  "/etc/sudoers",
+  "/etc/security/opasswd",
+];
+
+async function rootSecrets(home: string): Promise<{ dirs: string[]; files: string[] }> {
+  const dirs: string[] = [];
+  const files: string[] = [];
+  for (const dir of ROOT_SECRET_DIRS) {
+    if (dir !== home && (await Deno.lstat(dir).catch(() => null))?.isDirectory) dirs.push(dir);
+  }
+  const keys: string[] = [];
+  try {
+    for await (const entry of Deno.readDir("/etc/ssh")) {
+      if (/^ssh_host_.*_key$/.test(entry.name)) keys.push(join("/etc/ssh", entry.name));
+    }
+  } catch {
+    // No /etc/ssh.
+  }
+  for (const file of [...ROOT_SECRET_FILES, ...keys]) {
+    if ((await Deno.lstat(file).catch(() => null))?.isFile) files.push(file);
+  }
+  return { dirs, files };
 }
 
 async function pidsCgroupDir(): Promise<string | null> {

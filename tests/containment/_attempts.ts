@@ -17,6 +17,8 @@ export interface Attempt {
   call(f: ContainmentFixture): { name: string; args: Record<string, unknown> };
   /** Binaries it needs: the attempt is skipped, with the reason, when one is missing. */
   needs?: string[];
+  /** Output that proves an escape when the call ran with nothing writable (host secrets). */
+  forbid?: RegExp;
   /** Runs only where sandboxes have a process limit (a pids cgroup), never unbounded. */
   needsProcessLimit?: boolean;
 }
@@ -376,6 +378,14 @@ gcc -shared -fPIC -o /tmp/e.so /tmp/e.c && LD_PRELOAD=/tmp/e.so cat notes.txt`
       3,
     ),
     needsProcessLimit: true,
+  },
+  // Root-only host secrets (odek running as root: the sandbox's user is root too).
+  {
+    name: "read root-only host secrets (/etc/shadow, SSH host keys, /root)",
+    call: sh(() =>
+      'for f in /etc/shadow /etc/gshadow /etc/sudoers /etc/ssh/ssh_host_*_key /root/.bash_history /root/.ssh/*; do [ -s "$f" ] && head -c1 "$f" >/dev/null 2>&1 && echo "READABLE $f"; done; echo checked'
+    ),
+    forbid: /READABLE/,
   },
   // Devices and mounts.
   {

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import type { Approver } from "../../src/approval/approver.ts";
 import { derivePermissions } from "../../src/broker/derive_permissions.ts";
 import type { PermissionSet } from "../../src/broker/permission_set.ts";
