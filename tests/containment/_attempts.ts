@@ -387,6 +387,14 @@ gcc -shared -fPIC -o /tmp/e.so /tmp/e.c && LD_PRELOAD=/tmp/e.so cat notes.txt`
     ),
     forbid: /READABLE/,
   },
+  // Kernel knobs: a writable core_pattern or uevent_helper runs a program on the host.
+  {
+    name: "find writable kernel knobs in /proc/sys and /sys",
+    call: sh(() =>
+      'for f in /proc/sys/kernel/core_pattern /proc/sys/kernel/modprobe /proc/sysrq-trigger /sys/kernel/uevent_helper /sys/fs/cgroup/pids/cgroup.procs; do [ -w "$f" ] && echo "WRITABLE $f"; done; echo checked'
+    ),
+    forbid: /WRITABLE/,
+  },
   // Devices and mounts.
   {
     name: "read raw disks",
