@@ -186,6 +186,7 @@ export async function buildBroker(
     installDir: settings.paths.installDir,
     mode: settings.config.sandbox,
     denoPath: deno.path,
+    maxProcesses: settings.config.sandboxMaxProcesses,
   });
   // Working on odek itself (an explicit workspace inside the install directory): keep it visible.
   const installVisible = !protectedRoots.includes(settings.paths.installDir);

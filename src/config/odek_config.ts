@@ -18,6 +18,8 @@ export const ConfigLayerSchema = z.strictObject({
   contextWindow: z.int().min(1024).max(10_000_000).optional(),
   /** `bwrap`: programs run in a bubblewrap sandbox (fails closed without it); `none`: unsandboxed. */
   sandbox: z.enum(["bwrap", "none"]).optional(),
+  /** Processes and threads one shell sandbox may hold at once (pids cgroup; fork-bomb bound). */
+  sandboxMaxProcesses: z.int().min(8).max(1_000_000).optional(),
   /** Trust level of runs (design §3). */
   trustLevel: TrustLevelSchema.optional(),
   /** Risk classes that run without asking when the trust level is `trusted` (never `blocked`). */
@@ -55,6 +57,7 @@ export interface OdekConfig {
   baseUrl: string;
   contextWindow: number;
   sandbox: "bwrap" | "none";
+  sandboxMaxProcesses: number;
   trustLevel: z.infer<typeof TrustLevelSchema>;
   trustedClasses: string[];
   timeouts: { requestSeconds: number; shellSeconds: number };
@@ -67,6 +70,7 @@ export const DEFAULT_CONFIG: OdekConfig = {
   baseUrl: "https://api.openai.com/v1",
   contextWindow: 128_000,
   sandbox: "bwrap",
+  sandboxMaxProcesses: 1024,
   trustLevel: "standard",
   trustedClasses: [],
   timeouts: { requestSeconds: 600, shellSeconds: 1800 },

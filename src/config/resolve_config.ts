@@ -23,6 +23,7 @@ const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_BASE_URL", "baseUrl"],
   ["ODEK_CONTEXT_WINDOW", "contextWindow"],
   ["ODEK_SANDBOX", "sandbox"],
+  ["ODEK_SANDBOX_MAX_PROCESSES", "sandboxMaxProcesses"],
   ["ODEK_TRUST_LEVEL", "trustLevel"],
   ["ODEK_REQUEST_TIMEOUT_SECONDS", "timeouts.requestSeconds"],
   ["ODEK_SHELL_TIMEOUT_SECONDS", "timeouts.shellSeconds"],
@@ -31,6 +32,7 @@ const ENV_KEYS: readonly [string, string][] = [
 ];
 const NUMERIC = new Set([
   "contextWindow",
+  "sandboxMaxProcesses",
   "timeouts.requestSeconds",
   "timeouts.shellSeconds",
   "budgets.maxIterations",

@@ -140,3 +140,18 @@ Deno.test("resolveConfig() suggests nothing for a key far from every known one",
     assert.match(error.message, /unknown key frobnicate\. Remove it/);
   });
 });
+
+Deno.test("resolveConfig() reads the sandbox process limit from ODEK_SANDBOX_MAX_PROCESSES", async () => {
+  const config = await resolveConfig({
+    configFile: "/nonexistent/odek/config.jsonc",
+    env: { ODEK_SANDBOX_MAX_PROCESSES: "256" },
+  });
+  assert.equal(config.sandboxMaxProcesses, 256);
+  await assert.rejects(
+    resolveConfig({
+      configFile: "/nonexistent/odek/config.jsonc",
+      env: { ODEK_SANDBOX_MAX_PROCESSES: "2" },
+    }),
+    /sandboxMaxProcesses/,
+  );
+});
