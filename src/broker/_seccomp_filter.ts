@@ -73,11 +73,33 @@ export function unixSocketFilter(arch: string): Uint8Array | null {
 }
 
 /**
- * Escape bytes for a `printf` format string: every byte as `\ooo`.
+ * Write {@linkcode unixSocketFilter} for this machine's architecture to a new private file
+ * (a `0700` temporary directory, removed when the process exits) for bwrap's `--seccomp`.
  *
- * @param bytes any bytes
- * @returns the escaped text, e.g. `\000\001`
+ * Needs `--allow-write` and `--allow-read` for the temporary directory.
+ *
+ * @returns the file's path, or `null` on an architecture the filter does not know
+ *
+ * @example Write the filter
+ * ```ts
+ * import { writeSeccompFilter } from "./_seccomp_filter.ts";
+ * const path = await writeSeccompFilter();
+ * if (path !== null && (await Deno.stat(path)).size !== 80) throw new Error("unexpected size");
+ * ```
  */
-export function printfEscape(bytes: Uint8Array): string {
-  return [...bytes].map((b) => `\\${b.toString(8).padStart(3, "0")}`).join("");
+export async function writeSeccompFilter(): Promise<string | null> {
+  const filter = unixSocketFilter(Deno.build.arch);
+  if (filter === null) return null;
+  const dir = await Deno.makeTempDir({ prefix: "odek-seccomp-" });
+  await Deno.chmod(dir, 0o700);
+  const path = `${dir}/unix_sockets.bpf`;
+  await Deno.writeFile(path, filter, { mode: 0o600 });
+  globalThis.addEventListener("unload", () => {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // Already gone.
+    }
+  });
+  return await Deno.realPath(path);
 }

@@ -6,7 +6,6 @@
 import { isAbsolute, normalize } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import type { PermissionSet } from "./permission_set.ts";
-import { printfEscape, unixSocketFilter } from "./_seccomp_filter.ts";
 
 /** Where and how sandboxes are built. Every path is absolute and already realpathed. */
 export interface SandboxContext {
@@ -42,29 +41,35 @@ export interface SandboxContext {
   pidsCgroup?: string | null;
   /** Processes and threads one program sandbox may hold at once. @default 1024 */
   maxProcesses?: number;
+  /**
+   * The compiled seccomp filter (see `writeSeccompFilter`) every bwrap sandbox runs under: no
+   * Unix-domain sockets, no io_uring, no foreign syscall ABI. `null`/absent: no filter.
+   */
+  seccompFile?: string | null;
 }
 
 /** {@linkcode SandboxContext.maxProcesses} when absent. */
 export const DEFAULT_MAX_PROCESSES = 1024;
 
 /**
- * The bash launcher every bwrap sandbox starts through (`$1` cgroup dir or empty, `$2` limit,
- * `$3` the seccomp program as printf escapes or empty, then bwrap's argv). It removes the empty
- * groups of ended sandboxes (Deno refuses `/sys` to a core without `--allow-all`, so the core
- * cannot), moves itself into a new child group `s<pid>` of the pids cgroup (so bwrap and
- * everything it starts is counted), opens the seccomp program as fd 3, and execs bwrap (same
- * pid). A limit it cannot apply stops it with exit code 125 before anything runs: fail closed.
+ * The launcher every bwrap sandbox starts through, run by `/bin/sh` (`$1` cgroup dir or empty,
+ * `$2` limit, `$3` the compiled seccomp filter file or empty, then bwrap's argv). It removes the
+ * empty groups of ended sandboxes in the background (Deno refuses `/sys` to a core without
+ * `--allow-all`, so the core cannot; removing a cgroup takes the kernel ~10 ms), moves itself
+ * into a new child group `s<pid>` of the pids cgroup (so bwrap and everything it starts is
+ * counted), opens the filter as fd 3, and execs bwrap (same pid). A limit it cannot apply or a
+ * filter it cannot open stops it with exit code 125 before anything runs: fail closed.
  */
 export const SANDBOX_LAUNCHER = `c=$1 m=$2 f=$3; shift 3
 if [ -n "$c" ]; then
-  rmdir "$c"/s[0-9]* 2>/dev/null # groups of ended sandboxes; a live one is busy and stays
+  (rmdir "$c"/s[0-9]* 2>/dev/null &) # groups of ended sandboxes; a live one is busy and stays
   d=$c/s$$ n=0
   until { mkdir -p "$d" && echo "$m" > "$d/pids.max" && echo $$ > "$d/cgroup.procs"; } 2>/dev/null; do
-    n=$((n + 1)) # another launcher's sweep may remove the group between mkdir and the join
+    n=$((n + 1)) # a concurrent sweep may remove the group between mkdir and the join
     [ $n -lt 3 ] || { echo "odek: cannot limit the sandbox to $m processes in $d: nothing was run" >&2; exit 125; }
   done
 fi
-if [ -n "$f" ]; then exec 3< <(printf "$f") || exit 125; fi
+if [ -n "$f" ]; then exec 3< "$f" || exit 125; fi
 exec "$@"`;
 
 /** What to run inside the sandbox: a Deno tool child (its entry file) or a program. */
@@ -185,8 +190,8 @@ export function renderSandbox(
     "--unshare-net",
   ];
   argv.push("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
-  const filter = unixSocketFilter(Deno.build.arch);
-  if (filter !== null) argv.push("--seccomp", "3");
+  const filter = c.seccompFile ? checked(c.seccompFile) : "";
+  if (filter !== "") argv.push("--seccomp", "3");
   for (const [op, path] of mounts) {
     if (op === HIDE_FILE) argv.push("--ro-bind", "/dev/null", path);
     else argv.push(op, path, ...(op === "--tmpfs" ? [] : [path]));
@@ -197,9 +202,8 @@ export function renderSandbox(
   if (!Number.isSafeInteger(max) || max < 8) {
     throw new RangeError(`maxProcesses must be an integer of at least 8, not ${max}`);
   }
-  const launcher = ["/bin/bash", "-c", SANDBOX_LAUNCHER, "odek-sandbox"];
-  launcher.push(limit === null ? "" : checked(limit), limit === null ? "" : String(max));
-  launcher.push(filter === null ? "" : printfEscape(filter));
+  const launcher = ["/bin/sh", "-c", SANDBOX_LAUNCHER, "odek-sandbox"];
+  launcher.push(limit === null ? "" : checked(limit), limit === null ? "" : String(max), filter);
   return { argv: [...launcher, ...argv], env };
 }
 

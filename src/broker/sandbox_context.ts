@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { findBwrap } from "./find_bwrap.ts";
 import { findPidsCgroup } from "./find_pids_cgroup.ts";
+import { writeSeccompFilter } from "./_seccomp_filter.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 
 /** Options for {@linkcode sandboxContextFromEnvironment}. */
@@ -32,7 +33,8 @@ export interface SandboxContextFromEnvironmentOptions {
  * `bwrapPath` from {@linkcode findBwrap}; `readOnlyHomeFiles` = `~/.gitconfig` when it exists;
  * `protectedRoots` = `[odekHome, installDir]`; in `bwrap` mode `pidsCgroup` from
  * {@linkcode findPidsCgroup} (null where none is usable: shell sandboxes then have no process
- * limit, which `odek doctor` reports); when odek runs as root, `hiddenPaths` = the existing
+ * limit, which `odek doctor` reports) and `seccompFile` from `writeSeccompFilter` (the filter
+ * refusing Unix-domain sockets); when odek runs as root, `hiddenPaths` = the existing
  * {@linkcode ROOT_SECRET_DIRS} and {@linkcode ROOT_SECRET_FILES} and the SSH host keys.
  *
  * Every path is realpathed when it exists. A protected root that does not exist yet is left out
@@ -93,6 +95,7 @@ export async function sandboxContextFromEnvironment(
     protectedRoots,
     readOnlyHomeFiles: (await exists(gitconfig)) ? [gitconfig] : [],
     pidsCgroup: options.mode === "bwrap" ? await pidsCgroupDir() : null,
+    seccompFile: options.mode === "bwrap" ? await writeSeccompFilter() : null,
     hiddenPaths: Deno.uid() === 0 ? await rootSecrets(home) : { dirs: [], files: [] },
     ...(options.maxProcesses !== undefined ? { maxProcesses: options.maxProcesses } : {}),
   };

@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { unixSocketFilter, writeSeccompFilter } from "../../src/broker/_seccomp_filter.ts";
+import { runShell } from "../../src/broker/run_shell.ts";
+import { makeSandboxFixture, sandboxTest } from "../_helpers/sandbox.ts";
+
+Deno.test("unixSocketFilter() knows x86_64 and aarch64 and nothing else", () => {
+  assert.equal(unixSocketFilter("x86_64")?.length, 80);
+  assert.equal(unixSocketFilter("aarch64")?.length, 80);
+  assert.equal(unixSocketFilter("riscv64"), null);
+  // The last two instructions return ALLOW and ERRNO(EPERM).
+  const view = new DataView(unixSocketFilter("x86_64")!.buffer);
+  assert.equal(view.getUint32(8 * 8 + 4, true), 0x7fff0000);
+  assert.equal(view.getUint32(9 * 8 + 4, true), 0x00050001);
+});
+
+const python = new Deno.Command("bash", { args: ["-c", "command -v python3"], stdout: "null" })
+  .outputSync().code === 0;
+
+sandboxTest(
+  "the sandbox's seccomp filter refuses AF_UNIX sockets but keeps socketpair and TCP",
+  async (t) => {
+    if (!python || (await writeSeccompFilter()) === null) {
+      console.error("skipping: needs python3 and an x86_64 or aarch64 machine");
+      return;
+    }
+    await using f = await makeSandboxFixture();
+    assert.ok(f.context.seccompFile, "sandboxContextFromEnvironment() writes the filter");
+    const set = {
+      readPaths: [f.workspace],
+      writePaths: [f.workspace],
+      network: { type: "none" as const },
+      runBinaries: [],
+      envNames: [],
+    };
+    const run = async (code: string) => {
+      const result = await runShell(`python3 -c '${code}'`, {
+        set,
+        context: f.context,
+        timeoutMs: 20_000,
+      });
+      return result.ok ? `ok ${result.output}` : `${result.error.kind} ${result.error.message}`;
+    };
+    await t.step("socket(AF_UNIX) is refused with EPERM", async () => {
+      assert.match(
+        await run("import socket; socket.socket(socket.AF_UNIX)"),
+        /PermissionError: \[Errno 1\]/,
+      );
+    });
+    await t.step("socketpair and a loopback TCP server inside the sandbox still work", async () => {
+      const code = 'import socket; a, b = socket.socketpair(); a.send(b"x"); ' +
+        's = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); ' +
+        'c = socket.create_connection(s.getsockname()); print(b.recv(1), "tcp-ok")';
+      assert.match(await run(code), /^ok[\s\S]*b'x' tcp-ok/);
+    });
+  },
+);
