@@ -190,6 +190,12 @@ export function renderSandbox(
     "--unshare-net",
   ];
   argv.push("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  // The fresh /proc's kernel knobs are writable by a sandbox whose user is root, with no
+  // capability at all (their owner is root): core_pattern runs a program on the host.
+  argv.push("--ro-bind", "/proc/sys", "/proc/sys");
+  for (const knob of ["/proc/sysrq-trigger", "/proc/irq", "/proc/bus"]) {
+    argv.push("--ro-bind-try", knob, knob);
+  }
   const filter = c.seccompFile ? checked(c.seccompFile) : "";
   if (filter !== "") argv.push("--seccomp", "3");
   for (const [op, path] of mounts) {

@@ -155,6 +155,10 @@ async function runAttempt(
     after: await f.snapshot(),
     hitsBefore,
   });
+  if (attempt.forbid && (scope?.writePaths.length ?? 0) === 0) {
+    const text = result.ok ? result.output : result.error.message;
+    assert.doesNotMatch(text, attempt.forbid, `${attempt.name}: escaped:\n${text}`);
+  }
 }
 
 async function gate(f: ContainmentFixture, classifier: Classifier, invocation: ToolInvocation) {
