@@ -69,7 +69,7 @@ export async function signalTree(pid: number, signal: string, self: boolean): Pr
 /** `$1` root pid, `$2` signal, `$3` 1 to include the root. Builtins only. */
 const TREE_SCRIPT = `
 root=$1 sig=$2 self=$3
-declare -A kids
+kids=() # indexed by parent pid (sparse)
 for f in /proc/[0-9]*/stat; do
   { IFS= read -r S < "$f"; } 2>/dev/null || continue
   p=\${f#/proc/}; p=\${p%/stat}
