@@ -49,3 +49,28 @@ for (const mode of ["bwrap", "none"] as const) {
     },
   );
 }
+
+for (const mode of ["bwrap", "none"] as const) {
+  const register = mode === "bwrap" ? sandboxTest : Deno.test;
+  register(
+    `runShell() (${mode}) runs each command as the leader of its own process group`,
+    async () => {
+      await using f = await makeSandboxFixture({ mode });
+      // Fields 1, 5 and 6 of /proc/<pid>/stat: pid, process group, session (after "(comm)").
+      const result = await runShell(
+        'read -r s < /proc/$$/stat; set -- ${s##*) }; echo "pid=$$ pgrp=$3 sid=$4 core=$PPID"',
+        { set: set(f.workspace), context: f.context, timeoutMs: 20_000 },
+      );
+      assert.ok(result.ok, result.ok ? "" : result.error.message);
+      const m = result.output.match(/pid=(\d+) pgrp=(\d+) sid=(\d+)/);
+      assert.ok(m, result.output);
+      assert.equal(m[2], m[1], "the command leads its process group");
+      assert.equal(m[3], m[1], "and its session (no terminal of odek's to inject into)");
+      const ownGroup = new Deno.Command("bash", {
+        args: ["-c", "read -r s < /proc/$PPID/stat; set -- ${s##*) }; echo $3"],
+        stdout: "piped",
+      }).outputSync();
+      assert.notEqual(new TextDecoder().decode(ownGroup.stdout).trim(), m[2]);
+    },
+  );
+}
