@@ -91,12 +91,16 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
 
 /**
  * Render a permission set as one command line. The mounts: `/` read-only, fresh `/dev`, `/proc`,
- * `/tmp` and `/run` (host sockets live there), the home an empty tmpfs with `readOnlyHomeFiles` bound back, each protected root
- * hidden under an empty tmpfs, for a tool child `toolsDir`, deno and DENO_DIR read-only, then the
+ * `/tmp` and `/run` (host sockets live there), the home an empty tmpfs with `readOnlyHomeFiles`
+ * bound back, each protected root hidden under an empty tmpfs, for a tool child `toolsDir`, deno and DENO_DIR read-only, then the
  * workspace and the set's paths (writable wins), parents before children. All namespaces are
  * unshared (network included: a `proxy` policy stays offline until the egress proxy exists) and
  * every capability is dropped (as root, bwrap would otherwise keep them, and `umount ~` would
- * reveal the home). A tool child additionally gets `--allow-read` (workspace, read and write
+ * reveal the home). `/proc/sys`, `/proc/sysrq-trigger`, `/proc/irq` and `/proc/bus` are bound
+ * read-only over the fresh `/proc` (a root sandbox could otherwise write `core_pattern`), and
+ * `hiddenPaths` are hidden. bwrap is started through {@linkcode SANDBOX_LAUNCHER}, which applies
+ * the pids limit (programs only) and the seccomp filter (`--seccomp 3`) when the context names
+ * them. A tool child additionally gets `--allow-read` (workspace, read and write
  * paths), `--allow-write` (write paths) and `--allow-run` (`runBinaries`), nothing else: deno
  * loads its modules and `node_modules` without read permission. Without bwrap (`mode: "none"`, or
  * `bwrapPath` null for a tool child) only the Deno flags confine.
@@ -106,7 +110,8 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * @param command the tool child's entry file, or the program's argv (run with cwd = workspace)
  * @returns the argv and the complete env
  * @throws {RangeError} a path that is relative, not normalized, `/` where a hidden root is
- *   expected, or holds a comma or a control character; a run binary named deno
+ *   expected, or holds a comma or a control character; a run binary named deno; a
+ *   `maxProcesses` below 8
  * @throws {OdekError} `SANDBOX_UNAVAILABLE` for a program in `bwrap` mode without bwrap
  *
  * @example Render a read-only tool child
