@@ -96,7 +96,9 @@ export async function sandboxContextFromEnvironment(
     readOnlyHomeFiles: (await exists(gitconfig)) ? [gitconfig] : [],
     pidsCgroup: options.mode === "bwrap" ? await pidsCgroupDir() : null,
     seccompFile: options.mode === "bwrap" ? await writeSeccompFilter() : null,
-    hiddenPaths: Deno.uid() === 0 ? await rootSecrets(home) : { dirs: [], files: [] },
+    hiddenPaths: options.mode === "bwrap" && (await ownUid()) === 0
+      ? await rootSecrets(home)
+      : { dirs: [], files: [] },
     ...(options.maxProcesses !== undefined ? { maxProcesses: options.maxProcesses } : {}),
   };
 }
@@ -115,6 +117,20 @@ export const ROOT_SECRET_FILES = [
   "/etc/sudoers",
   "/etc/security/opasswd",
 ];
+
+/** This process's uid: `Deno.uid()` needs `--allow-sys`, which the core may lack. */
+async function ownUid(): Promise<number | null> {
+  try {
+    return Deno.uid();
+  } catch {
+    const probe = await Deno.makeTempFile({ prefix: "odek-uid-" });
+    try {
+      return (await Deno.stat(probe)).uid;
+    } finally {
+      await Deno.remove(probe);
+    }
+  }
+}
 
 async function rootSecrets(home: string): Promise<{ dirs: string[]; files: string[] }> {
   const dirs: string[] = [];
