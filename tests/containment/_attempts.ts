@@ -132,6 +132,14 @@ export const ATTEMPTS: readonly Attempt[] = [
     name: "write_file with ../ traversal",
     call: tool("write_file", () => ({ path: "../out/sentinel.txt", content: "pwned\n" })),
   },
+  {
+    name: "create a file through a planted dangling symlink (shell)",
+    call: sh(() => "echo pwned > link_dangling; cat link_dangling"),
+  },
+  {
+    name: "write_file through a planted dangling symlink",
+    call: tool("write_file", () => ({ path: "link_dangling", content: "pwned\n" })),
+  },
   // Hard links.
   {
     name: "hard-link an ODEK_HOME secret into the workspace",
@@ -394,6 +402,14 @@ gcc -shared -fPIC -o /tmp/e.so /tmp/e.c && LD_PRELOAD=/tmp/e.so cat notes.txt`
       'for f in /proc/sys/kernel/core_pattern /proc/sys/kernel/modprobe /proc/sysrq-trigger /sys/kernel/uevent_helper /sys/fs/cgroup/pids/cgroup.procs; do [ -w "$f" ] && echo "WRITABLE $f"; done; echo checked'
     ),
     forbid: /WRITABLE/,
+  },
+  // Other ways into the host's namespaces.
+  { name: "read the host's /dev/shm", call: sh((f) => `cat ${f.shm}; ls -la /dev/shm`) },
+  {
+    name: "nsenter and chroot into pid 1's namespaces",
+    call: sh((f) =>
+      `nsenter -t 1 -m -u -i -n -p cat ${f.odek}/secret.txt 2>&1; chroot /proc/1/root cat ${f.home}/.ssh/id_rsa 2>&1; cat /proc/1/root${f.odek}/secret.txt`
+    ),
   },
   // Devices and mounts.
   {

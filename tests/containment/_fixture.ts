@@ -42,6 +42,8 @@ export interface ContainmentFixture extends AsyncDisposable {
   out: string;
   /** A directory under `/tmp` (hidden in sandboxes) with a secret. */
   hostTmp: string;
+  /** A secret file in the host's `/dev/shm`. */
+  shm: string;
   /** The TCP port of the loopback listener on 127.0.0.1. */
   port: number;
   /** The UDP port of the loopback datagram listener on 127.0.0.1. */
@@ -103,11 +105,16 @@ export async function makeContainmentFixture(): Promise<ContainmentFixture> {
   await Deno.symlink(join(out, "sentinel.txt"), join(ws, "link_out_file"));
   await Deno.symlink(out, join(ws, "link_out_dir"));
   await Deno.symlink(odek, join(ws, "link_odek_dir"));
+  await Deno.symlink(join(out, "created.txt"), join(ws, "link_dangling")); // target missing
   await Deno.symlink(odek, join(out, "odek_link")); // outside the workspace: a granted target
   await Deno.symlink(join(home, ".ssh"), join(out, "ssh_link"));
   await git(ws, "init", "-q");
   await git(ws, "add", "notes.txt");
   await git(ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
+  const shm = `/dev/shm/odek-containment-${tag}`; // the host's shared memory
+  // Deno refuses /dev without --allow-all: bash writes and removes it.
+  await bash('printf "%s\\n" "$2" > "$1"', shm, canary("HOST-SHM"));
+  canaries.push({ path: shm, value: canary("HOST-SHM") });
   const envCanary = canary("CORE-ENV");
   Deno.env.set(CORE_CANARY_ENV, envCanary);
   canaries.push({ path: null, value: envCanary });
@@ -144,6 +151,7 @@ export async function makeContainmentFixture(): Promise<ContainmentFixture> {
     home,
     out,
     hostTmp,
+    shm,
     port: (listener.addr as Deno.NetAddr).port,
     udpPort,
     sock,
@@ -160,6 +168,7 @@ export async function makeContainmentFixture(): Promise<ContainmentFixture> {
       await Promise.all([tcpLoop, unixLoop]);
       await Deno.remove(root, { recursive: true });
       await Deno.remove(hostTmp, { recursive: true });
+      await bash('rm -f -- "$1"', shm);
     },
   };
 }
@@ -173,6 +182,12 @@ async function count(listener: Deno.Listener, onConnection: () => void): Promise
   } catch {
     // Closed.
   }
+}
+
+async function bash(script: string, ...args: string[]): Promise<void> {
+  const { code } = await new Deno.Command("bash", { args: ["-c", script, "bash", ...args] })
+    .output();
+  if (code !== 0) throw new Error(`bash ${script} failed with exit code ${code}`);
 }
 
 async function git(cwd: string, ...args: string[]): Promise<void> {
