@@ -51,11 +51,12 @@ interface Started {
 /**
  * Run `bash -c <command>` with the workspace as cwd, in a fresh bwrap sandbox rendered from
  * `set`, spawned by the core (Deno flags give a program no confinement). The sandbox has its own
- * pid namespace: on timeout or abort its pid 1 and bwrap are killed (see `killSandbox`), which
- * kills every process the command started, backgrounded ones included; the same happens when
- * the command ends (bwrap's pid 1 exits with it). With
- * `mode: "none"` bash runs unconfined (same env and cwd) in its own process group, which is
- * killed the same way (odek-go §4.1 kills the whole group too).
+ * pid namespace: on timeout or abort every process of the command gets SIGTERM, and after
+ * `killGraceMs` its pid 1 and bwrap are killed (see `terminateSandbox`), which kills every
+ * process the command started, backgrounded ones included; the same happens when the command
+ * ends (bwrap's pid 1 exits with it). With `mode: "none"` bash runs unconfined (same env and
+ * cwd) in its own process group, which gets SIGTERM and then SIGKILL the same way (odek-go §4.1
+ * kills the whole group too).
  *
  * Output: `exit code N · D ms`, then `stdout:`/`stderr:` sections, each capped at
  * `maxStreamBytes` (head kept, dropped bytes counted). Exit 0 → `ok: true`; another exit code →
