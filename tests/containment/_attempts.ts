@@ -105,6 +105,12 @@ export const ATTEMPTS: readonly Attempt[] = [
     name: "write_file ~/.bashrc",
     call: tool("write_file", (f) => ({ path: `${f.home}/.bashrc`, content: "pwned\n" })),
   },
+  {
+    name: "write the read-only ~/.gitconfig",
+    call: sh(() =>
+      "git config --global core.pager 'sh -c pwned'; echo pwned >> ~/.gitconfig; cat ~/.gitconfig"
+    ),
+  },
   // Symlinks out of the workspace, for writing.
   {
     name: "write through a planted file symlink (shell)",

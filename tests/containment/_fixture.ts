@@ -33,7 +33,10 @@ export interface ContainmentFixture extends AsyncDisposable {
   odek: string;
   /** A fake install directory (protected root). */
   install: string;
-  /** The test HOME: `.ssh/id_rsa`, `.aws/credentials`, `.bash_history`, `.bashrc`. */
+  /**
+   * The test HOME: `.ssh/id_rsa`, `.aws/credentials`, `.bash_history`, `.bashrc`, and
+   * `.gitconfig` (bound read-only into sandboxes, as `~/.gitconfig` is).
+   */
   home: string;
   /**
    * Outside the workspace, visible read-only: `sentinel.txt`, `canary.sock`, and the symlinks
@@ -96,6 +99,7 @@ export async function makeContainmentFixture(): Promise<ContainmentFixture> {
   await write(join(home, ".aws", "credentials"), `${canary("AWS")}\n`, true);
   await write(join(home, ".bash_history"), `${canary("HISTORY")}\n`, true);
   await write(join(home, ".bashrc"), "# bashrc sentinel\n");
+  await write(join(home, ".gitconfig"), "[user]\n\tname = sentinel\n"); // bound read-only
   await write(join(hostTmp, "secret.txt"), `${canary("HOST-TMP")}\n`, true);
   await write(join(out, "sentinel.txt"), "outside sentinel\n");
   await write(join(ws, "notes.txt"), "workspace notes\n");
@@ -140,7 +144,7 @@ export async function makeContainmentFixture(): Promise<ContainmentFixture> {
     toolsDir: REPO_TOOLS_DIR,
     workspace: ws,
     home,
-    readOnlyHomeFiles: [],
+    readOnlyHomeFiles: [join(home, ".gitconfig")],
     maxProcesses: FIXTURE_MAX_PROCESSES,
   };
   return {
