@@ -42,11 +42,21 @@ export interface SandboxContext {
   /** Processes and threads one program sandbox may hold at once. @default 1024 */
   maxProcesses?: number;
   /**
+   * Size cap of the sandbox's `/tmp` and of its home (each a tmpfs, which lives in RAM), in
+   * bytes. The tmpfs that only hide something get 1 MiB. @default 1 GiB
+   */
+  tmpfsMaxBytes?: number;
+  /**
    * The compiled seccomp filter (see `writeSeccompFilter`) every bwrap sandbox runs under: no
    * Unix-domain sockets, no io_uring, no foreign syscall ABI. `null`/absent: no filter.
    */
   seccompFile?: string | null;
 }
+
+/** {@linkcode SandboxContext.tmpfsMaxBytes} when absent (1 GiB). */
+export const DEFAULT_TMPFS_MAX_BYTES = 1024 * 1024 * 1024;
+/** The size of the tmpfs mounts that only hide something (`/run`, protected roots): 1 MiB. */
+export const HIDE_TMPFS_BYTES = 1024 * 1024;
 
 /** {@linkcode SandboxContext.maxProcesses} when absent. */
 export const DEFAULT_MAX_PROCESSES = 1024;
@@ -92,7 +102,8 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
 /**
  * Render a permission set as one command line. The mounts: `/` read-only, fresh `/dev`, `/proc`,
  * `/tmp` and `/run` (host sockets live there), the home an empty tmpfs with `readOnlyHomeFiles`
- * bound back, each protected root hidden under an empty tmpfs, for a tool child `toolsDir`, deno and DENO_DIR read-only, then the
+ * bound back (`/tmp` and the home capped at `tmpfsMaxBytes`), each protected root hidden under an
+ * empty tmpfs, for a tool child `toolsDir`, deno and DENO_DIR read-only, then the
  * workspace and the set's paths (writable wins), parents before children. All namespaces are
  * unshared (network included: a `proxy` policy stays offline until the egress proxy exists) and
  * every capability is dropped (as root, bwrap would otherwise keep them, and `umount ~` would
@@ -111,7 +122,7 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * @returns the argv and the complete env
  * @throws {RangeError} a path that is relative, not normalized, `/` where a hidden root is
  *   expected, or holds a comma or a control character; a run binary named deno; a
- *   `maxProcesses` below 8
+ *   `maxProcesses` below 8; a `tmpfsMaxBytes` below 1 MiB
  * @throws {OdekError} `SANDBOX_UNAVAILABLE` for a program in `bwrap` mode without bwrap
  *
  * @example Render a read-only tool child
@@ -203,9 +214,18 @@ export function renderSandbox(
   }
   const filter = c.seccompFile ? checked(c.seccompFile) : "";
   if (filter !== "") argv.push("--seccomp", "3");
+  const tmpfsBytes = c.tmpfsMaxBytes ?? DEFAULT_TMPFS_MAX_BYTES;
+  if (!Number.isSafeInteger(tmpfsBytes) || tmpfsBytes < HIDE_TMPFS_BYTES) {
+    throw new RangeError(`tmpfsMaxBytes must be an integer of at least 1 MiB, not ${tmpfsBytes}`);
+  }
   for (const [op, path] of mounts) {
     if (op === HIDE_FILE) argv.push("--ro-bind", "/dev/null", path);
-    else argv.push(op, path, ...(op === "--tmpfs" ? [] : [path]));
+    else if (op !== "--tmpfs") argv.push(op, path, path);
+    else {
+      // tmpfs lives in RAM: /tmp and the home get the configured cap, hiding ones next to none.
+      const size = path === "/tmp" || path === checked(c.home) ? tmpfsBytes : HIDE_TMPFS_BYTES;
+      argv.push("--size", String(size), op, path);
+    }
   }
   argv.push("--chdir", checked(c.workspace), "--", ...inner);
   const limit = toolChild ? null : c.pidsCgroup ?? null;

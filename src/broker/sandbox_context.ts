@@ -25,6 +25,8 @@ export interface SandboxContextFromEnvironmentOptions {
    * through a pids cgroup where {@linkcode findPidsCgroup} finds one. @default 1024
    */
   maxProcesses?: number;
+  /** Size cap of each sandbox's `/tmp` and home tmpfs, in bytes. @default 1 GiB */
+  tmpfsMaxBytes?: number;
 }
 
 /**
@@ -100,6 +102,7 @@ export async function sandboxContextFromEnvironment(
       ? await rootSecrets(home)
       : { dirs: [], files: [] },
     ...(options.maxProcesses !== undefined ? { maxProcesses: options.maxProcesses } : {}),
+    ...(options.tmpfsMaxBytes !== undefined ? { tmpfsMaxBytes: options.tmpfsMaxBytes } : {}),
   };
 }
 

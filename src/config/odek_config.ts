@@ -20,6 +20,8 @@ export const ConfigLayerSchema = z.strictObject({
   sandbox: z.enum(["bwrap", "none"]).optional(),
   /** Processes and threads one shell sandbox may hold at once (pids cgroup; fork-bomb bound). */
   sandboxMaxProcesses: z.int().min(8).max(1_000_000).optional(),
+  /** Size cap of each sandbox's `/tmp` and home (tmpfs, in RAM), in MiB. */
+  sandboxTmpfsMiB: z.int().min(1).max(1_048_576).optional(),
   /** Trust level of runs (design §3). */
   trustLevel: TrustLevelSchema.optional(),
   /** Risk classes that run without asking when the trust level is `trusted` (never `blocked`). */
@@ -58,6 +60,7 @@ export interface OdekConfig {
   contextWindow: number;
   sandbox: "bwrap" | "none";
   sandboxMaxProcesses: number;
+  sandboxTmpfsMiB: number;
   trustLevel: z.infer<typeof TrustLevelSchema>;
   trustedClasses: string[];
   timeouts: { requestSeconds: number; shellSeconds: number };
@@ -71,6 +74,7 @@ export const DEFAULT_CONFIG: OdekConfig = {
   contextWindow: 128_000,
   sandbox: "bwrap",
   sandboxMaxProcesses: 1024,
+  sandboxTmpfsMiB: 1024,
   trustLevel: "standard",
   trustedClasses: [],
   timeouts: { requestSeconds: 600, shellSeconds: 1800 },

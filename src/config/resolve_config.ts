@@ -24,6 +24,7 @@ const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_CONTEXT_WINDOW", "contextWindow"],
   ["ODEK_SANDBOX", "sandbox"],
   ["ODEK_SANDBOX_MAX_PROCESSES", "sandboxMaxProcesses"],
+  ["ODEK_SANDBOX_TMPFS_MIB", "sandboxTmpfsMiB"],
   ["ODEK_TRUST_LEVEL", "trustLevel"],
   ["ODEK_REQUEST_TIMEOUT_SECONDS", "timeouts.requestSeconds"],
   ["ODEK_SHELL_TIMEOUT_SECONDS", "timeouts.shellSeconds"],
@@ -33,6 +34,7 @@ const ENV_KEYS: readonly [string, string][] = [
 const NUMERIC = new Set([
   "contextWindow",
   "sandboxMaxProcesses",
+  "sandboxTmpfsMiB",
   "timeouts.requestSeconds",
   "timeouts.shellSeconds",
   "budgets.maxIterations",

@@ -167,6 +167,26 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
     assert.deepEqual(tool.slice(4, 6), ["", ""], "tool children (Deno threads) are not limited");
     assert.throws(() => renderSandbox(set(), { ...limited, maxProcesses: 2 }, PROGRAM), RangeError);
   });
+  await t.step("every tmpfs has a size: /tmp and the home the cap, hiding ones 1 MiB", () => {
+    const { argv } = renderSandbox(set(), { ...CONTEXT, tmpfsMaxBytes: 64 << 20 }, PROGRAM);
+    const sizes = new Map<string, string>();
+    argv.forEach((arg, i) => {
+      if (arg !== "--tmpfs") return;
+      assert.equal(argv[i - 2], "--size", `${argv[i + 1]} has no --size`);
+      sizes.set(argv[i + 1], argv[i - 1]);
+    });
+    assert.deepEqual(Object.fromEntries(sizes), {
+      "/tmp": String(64 << 20),
+      "/run": String(1 << 20),
+      "/home/u": String(64 << 20),
+      "/home/u/.odek": String(1 << 20),
+      "/opt/odek": String(1 << 20),
+    });
+    assert.throws(
+      () => renderSandbox(set(), { ...CONTEXT, tmpfsMaxBytes: 1000 }, PROGRAM),
+      RangeError,
+    );
+  });
   await t.step("proxy network policy stays offline until the egress proxy exists", () => {
     const { argv } = renderSandbox(
       set({ network: { type: "proxy", allowDomains: [] } }),

@@ -401,6 +401,14 @@ gcc -shared -fPIC -o /tmp/e.so /tmp/e.c && LD_PRELOAD=/tmp/e.so cat notes.txt`
     ),
     forbid: /READABLE/,
   },
+  // Filling RAM through the sandbox's tmpfs mounts (capped at 16 MiB in the fixture).
+  {
+    name: "fill /tmp, the home and a hidden ODEK_HOME tmpfs",
+    call: sh((f) =>
+      `for d in /tmp ~ ${f.odek} /run; do head -c 64M /dev/zero > $d/fill 2>/dev/null && echo "FILLED $d"; rm -f $d/fill; done; echo checked`
+    ),
+    forbid: /FILLED/,
+  },
   // Kernel knobs: a writable core_pattern or uevent_helper runs a program on the host.
   {
     name: "find writable kernel knobs in /proc/sys and /sys",

@@ -67,6 +67,9 @@ export interface ContainmentFixture extends AsyncDisposable {
 /** The process limit of the fixture's shell sandboxes (small: the table holds a fork bomb). */
 export const FIXTURE_MAX_PROCESSES = 64;
 
+/** The size cap of the fixture's sandbox `/tmp` and home (small: the table fills them). */
+export const FIXTURE_TMPFS_BYTES = 16 * 1024 * 1024;
+
 /** The environment variable of this process holding the core canary. */
 export const CORE_CANARY_ENV = "ODEK_CONTAINMENT_CANARY";
 
@@ -146,6 +149,7 @@ export async function makeContainmentFixture(): Promise<ContainmentFixture> {
     home,
     readOnlyHomeFiles: [join(home, ".gitconfig")],
     maxProcesses: FIXTURE_MAX_PROCESSES,
+    tmpfsMaxBytes: FIXTURE_TMPFS_BYTES,
   };
   return {
     root,
