@@ -64,9 +64,9 @@ sandboxTest(
       assert.ok(!message.content.includes(task), `the session journal leaked: ${message.content}`);
     }
     // They ran (approved or allowed), and failed inside the sandbox.
-  assert.match(tools[0].content, /No such file or directory/, tools[0].content);
-  assert.match(tools[1].content, /Read-only file system/, tools[1].content);
-  assert.equal(await Deno.readTextFile(sentinel), "outside sentinel\n");
+    assert.match(tools[0].content, /No such file or directory/, tools[0].content);
+    assert.match(tools[1].content, /Read-only file system/, tools[1].content);
+    assert.equal(await Deno.readTextFile(sentinel), "outside sentinel\n");
     assert.equal(connections, 0, "a sandboxed command reached host loopback");
   },
 );
