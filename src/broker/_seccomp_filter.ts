@@ -19,19 +19,32 @@ const RET_EPERM = 0x00050001;
 const X32_BIT = 0x40000000;
 const AF_UNIX = 1;
 
-/** Audit arch and syscall numbers (socket, io_uring_setup) per Deno arch. */
-const ARCHES: Record<string, { audit: number; socket: number; ioUringSetup: number }> = {
-  x86_64: { audit: 0xc000003e, socket: 41, ioUringSetup: 425 },
-  aarch64: { audit: 0xc00000b7, socket: 198, ioUringSetup: 425 },
+/**
+ * Audit arch and syscall numbers per Deno arch (linux/audit.h; arch/x86/entry/syscalls/
+ * syscall_64.tbl; include/uapi/asm-generic/unistd.h for aarch64).
+ */
+const ARCHES: Record<string, { audit: number; socket: number; denied: Record<string, number> }> = {
+  x86_64: {
+    audit: 0xc000003e,
+    socket: 41,
+    denied: { io_uring_setup: 425, add_key: 248, request_key: 249, keyctl: 250 },
+  },
+  aarch64: {
+    audit: 0xc00000b7,
+    socket: 198,
+    denied: { io_uring_setup: 425, add_key: 217, request_key: 218, keyctl: 219 },
+  },
 };
 
 /**
  * The compiled classic-BPF program (the bytes bwrap's `--seccomp FD` reads), or `null` on an
- * architecture it does not know. It allows everything but:
+ * architecture it does not know. It allows everything but, with EPERM:
  *
- * - `socket(AF_UNIX, …)` → EPERM (`socketpair`, which needs no path, still works);
- * - `io_uring_setup` → EPERM (io_uring can create sockets without the `socket` syscall);
- * - any syscall of another ABI (i386 `socketcall` through `int 0x80`, x32) → EPERM.
+ * - `socket(AF_UNIX, …)` (`socketpair`, which needs no path, still works);
+ * - `io_uring_setup` (io_uring can create sockets without the `socket` syscall);
+ * - `add_key`, `request_key`, `keyctl`: the kernel keyring is not namespaced, so a sandbox whose
+ *   user is root would share root's user keyring (Docker's default profile refuses them too);
+ * - any syscall of another ABI (i386 `socketcall` through `int 0x80`, x32).
  *
  * Layout of `struct seccomp_data`: `nr` at offset 0, `arch` at 4, `args[0]` (low word on
  * little-endian) at 16 (linux/seccomp.h).
@@ -39,34 +52,40 @@ const ARCHES: Record<string, { audit: number; socket: number; ioUringSetup: numb
  * @param arch `Deno.build.arch`
  * @returns the program, 8 bytes per instruction, little-endian
  *
- * @example The x86_64 program has ten instructions
+ * @example The x86_64 program has thirteen instructions
  * ```ts
  * import { unixSocketFilter } from "./_seccomp_filter.ts";
- * if (unixSocketFilter("x86_64")?.length !== 80) throw new Error("unexpected size");
+ * if (unixSocketFilter("x86_64")?.length !== 13 * 8) throw new Error("unexpected size");
  * ```
  */
 export function unixSocketFilter(arch: string): Uint8Array | null {
   const a = ARCHES[arch];
   if (a === undefined) return null;
-  // [code, jt, jf, k]; jumps are relative to the next instruction. 8 = ALLOW, 9 = DENY.
-  const program: [number, number, number, number][] = [
-    [LD_W_ABS, 0, 0, 4], // 0: A = arch
-    [JEQ_K, 0, 7, a.audit], // 1: foreign ABI → DENY
-    [LD_W_ABS, 0, 0, 0], // 2: A = nr
-    [JGE_K, 5, 0, X32_BIT], // 3: x32 → DENY
-    [JEQ_K, 4, 0, a.ioUringSetup], // 4: io_uring_setup → DENY
-    [JEQ_K, 0, 2, a.socket], // 5: not socket → ALLOW
-    [LD_W_ABS, 0, 0, 16], // 6: A = domain
-    [JEQ_K, 1, 0, AF_UNIX], // 7: AF_UNIX → DENY, else ALLOW
-    [RET_K, 0, 0, RET_ALLOW], // 8
-    [RET_K, 0, 0, RET_EPERM], // 9
+  // [code, jt, jf, k] with jump targets as labels; resolved below (relative to the next one).
+  type Target = number | "allow" | "deny";
+  const program: [number, Target, Target, number][] = [
+    [LD_W_ABS, 0, 0, 4], // A = arch
+    [JEQ_K, 0, "deny", a.audit], // a foreign ABI
+    [LD_W_ABS, 0, 0, 0], // A = nr
+    [JGE_K, "deny", 0, X32_BIT], // x32
+    ...Object.values(a.denied).map((
+      nr,
+    ): [number, Target, Target, number] => [JEQ_K, "deny", 0, nr]),
+    [JEQ_K, 0, "allow", a.socket], // not socket()
+    [LD_W_ABS, 0, 0, 16], // A = domain
+    [JEQ_K, "deny", "allow", AF_UNIX],
+    [RET_K, 0, 0, RET_ALLOW],
+    [RET_K, 0, 0, RET_EPERM],
   ];
+  const labels = { allow: program.length - 2, deny: program.length - 1 };
+  const jump = (target: Target, from: number) =>
+    typeof target === "number" ? target : labels[target] - from - 1;
   const bytes = new Uint8Array(program.length * 8);
   const view = new DataView(bytes.buffer);
   program.forEach(([code, jt, jf, k], i) => {
     view.setUint16(i * 8, code, true);
-    view.setUint8(i * 8 + 2, jt);
-    view.setUint8(i * 8 + 3, jf);
+    view.setUint8(i * 8 + 2, jump(jt, i));
+    view.setUint8(i * 8 + 3, jump(jf, i));
     view.setUint32(i * 8 + 4, k, true);
   });
   return bytes;
@@ -84,7 +103,7 @@ export function unixSocketFilter(arch: string): Uint8Array | null {
  * ```ts
  * import { writeSeccompFilter } from "./_seccomp_filter.ts";
  * const path = await writeSeccompFilter();
- * if (path !== null && (await Deno.stat(path)).size !== 80) throw new Error("unexpected size");
+ * if (path !== null && (await Deno.stat(path)).size % 8 !== 0) throw new Error("unexpected size");
  * ```
  */
 export async function writeSeccompFilter(): Promise<string | null> {

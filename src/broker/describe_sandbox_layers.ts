@@ -51,7 +51,7 @@ export async function describeSandboxLayers(
     name: "seccomp filter",
     active: Boolean(context.seccompFile),
     detail: context.seccompFile
-      ? "no Unix-domain sockets, no io_uring, no foreign syscall ABI"
+      ? "no Unix-domain sockets, io_uring, keyring calls or foreign syscall ABI"
       : `no filter for ${Deno.build.arch}: socket files on / stay reachable`,
   });
   const max = context.maxProcesses ?? DEFAULT_MAX_PROCESSES;

@@ -48,7 +48,7 @@ export interface SandboxContext {
   tmpfsMaxBytes?: number;
   /**
    * The compiled seccomp filter (see `writeSeccompFilter`) every bwrap sandbox runs under: no
-   * Unix-domain sockets, no io_uring, no foreign syscall ABI. `null`/absent: no filter.
+   * Unix-domain sockets, io_uring, keyring calls or foreign syscall ABI. `null`/absent: no filter.
    */
   seccompFile?: string | null;
 }

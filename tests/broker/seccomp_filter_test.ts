@@ -4,13 +4,17 @@ import { runShell } from "../../src/broker/run_shell.ts";
 import { makeSandboxFixture, sandboxTest } from "../_helpers/sandbox.ts";
 
 Deno.test("unixSocketFilter() knows x86_64 and aarch64 and nothing else", () => {
-  assert.equal(unixSocketFilter("x86_64")?.length, 80);
-  assert.equal(unixSocketFilter("aarch64")?.length, 80);
+  assert.equal(unixSocketFilter("x86_64")?.length, 13 * 8);
+  assert.equal(unixSocketFilter("aarch64")?.length, 13 * 8);
   assert.equal(unixSocketFilter("riscv64"), null);
-  // The last two instructions return ALLOW and ERRNO(EPERM).
-  const view = new DataView(unixSocketFilter("x86_64")!.buffer);
-  assert.equal(view.getUint32(8 * 8 + 4, true), 0x7fff0000);
-  assert.equal(view.getUint32(9 * 8 + 4, true), 0x00050001);
+  // The last two instructions return ALLOW and ERRNO(EPERM); every jump lands inside.
+  const bytes = unixSocketFilter("x86_64")!;
+  const view = new DataView(bytes.buffer);
+  assert.equal(view.getUint32(11 * 8 + 4, true), 0x7fff0000);
+  assert.equal(view.getUint32(12 * 8 + 4, true), 0x00050001);
+  for (let i = 0; i < 11; i++) {
+    assert.ok(i + 1 + view.getUint8(i * 8 + 2) <= 12 && i + 1 + view.getUint8(i * 8 + 3) <= 12);
+  }
 });
 
 const python = new Deno.Command("bash", { args: ["-c", "command -v python3"], stdout: "null" })
@@ -45,6 +49,12 @@ sandboxTest(
         await run("import socket; socket.socket(socket.AF_UNIX)"),
         /PermissionError: \[Errno 1\]/,
       );
+    });
+    await t.step("keyctl is refused with EPERM (the keyring is not namespaced)", async () => {
+      const code = "import ctypes; l = ctypes.CDLL(None, use_errno=True); " +
+        'r = l.syscall(250 if __import__("platform").machine() == "x86_64" else 219, 0, -3, 0, 0, 0); ' +
+        'print("keyctl", r, ctypes.get_errno())';
+      assert.match(await run(code), /keyctl -1 1\b/);
     });
     await t.step("socketpair and a loopback TCP server inside the sandbox still work", async () => {
       const code = 'import socket; a, b = socket.socketpair(); a.send(b"x"); ' +
