@@ -79,12 +79,23 @@ export const CORE_CANARY_ENV = "ODEK_CONTAINMENT_CANARY";
  * @returns the fixture; dispose it to stop the listeners and delete everything
  */
 export async function makeContainmentFixture(): Promise<ContainmentFixture> {
-  const tag = crypto.randomUUID().slice(0, 8);
-  const canary = (what: string) => `CANARY-${what}-${tag}`;
   const root = await Deno.realPath(
     await Deno.makeTempDir({ dir: "/var/tmp", prefix: "odek-containment-" }),
   );
   const hostTmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "odek-containment-" }));
+  try {
+    return await build(root, hostTmp);
+  } catch (error) {
+    // A half-built fixture is deleted here: nobody gets it to dispose.
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+    await Deno.remove(hostTmp, { recursive: true }).catch(() => {});
+    throw error;
+  }
+}
+
+async function build(root: string, hostTmp: string): Promise<ContainmentFixture> {
+  const tag = crypto.randomUUID().slice(0, 8);
+  const canary = (what: string) => `CANARY-${what}-${tag}`;
   const [ws, odek, install, home, out] = ["ws", "odek_home", "install", "home", "out"].map((d) =>
     join(root, d)
   );
