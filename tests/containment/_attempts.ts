@@ -409,6 +409,15 @@ gcc -shared -fPIC -o /tmp/e.so /tmp/e.c && LD_PRELOAD=/tmp/e.so cat notes.txt`
     ),
     forbid: /FILLED/,
   },
+  // Privileges: none to gain (no capabilities, no_new_privs against setuid binaries).
+  {
+    name: "look for capabilities and setuid escalation",
+    // no_new_privs: a setuid binary (sudo, su, mount) runs without gaining anything.
+    call: sh(() =>
+      "grep -E '^(CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status"
+    ),
+    forbid: /Cap(Eff|Prm|Bnd|Amb):\s*0*[1-9a-f]|NoNewPrivs:\s*0|Seccomp:\s*0/,
+  },
   // Kernel knobs: a writable core_pattern or uevent_helper runs a program on the host.
   {
     name: "find writable kernel knobs in /proc/sys and /sys",
