@@ -120,7 +120,14 @@ Deno.test("docs/security.md names only sandbox flags the renderer emits, and the
     spans.flatMap((span) => [...span.matchAll(/--[a-z][a-z-]*/g)].map((m) => m[0])),
   );
   // Named as what odek never emits, CLI flags (docs/cli.md), or systemd-run's.
-  const elsewhere = new Set(["--allow-all", "--allow-ffi", "--yes", "--user", "--scope"]);
+  const elsewhere = new Set([
+    "--allow-all",
+    "--allow-ffi",
+    "--unshare-user",
+    "--yes",
+    "--user",
+    "--scope",
+  ]);
   const context = {
     mode: "bwrap" as const,
     bwrapPath: "/usr/bin/bwrap",
