@@ -74,7 +74,7 @@ if [ -n "$v2" ] && grep -qw pids /sys/fs/cgroup/cgroup.controllers 2>/dev/null; 
   if grep -qw pids "$d/cgroup.subtree_control" 2>/dev/null && try "$d"; then
     printf '2\\t%s\\n' "$d"; exit 0
   fi
-  printf 'x\\tcgroup v2 has the pids controller, but it is not enabled for child groups of %s (delegate it, e.g. run odek under systemd-run --user --scope -p Delegate=yes)\\n' "$d"; exit 1
+  printf 'x\\tcgroup v2 has the pids controller, but it is not enabled for child groups of %s (enable it for odek's group's children, e.g. run odek in a systemd scope with Delegate=yes)\\n' "$d"; exit 1
 fi
 if [ -n "$v1" ]; then
   printf 'x\\tthe pids cgroup %s is not writable (odek runs as uid %s)\\n' "/sys/fs/cgroup/pids\${v1%/}" "$(id -u)"; exit 1

@@ -119,14 +119,12 @@ Deno.test("docs/security.md names only sandbox flags the renderer emits, and the
   const named = new Set(
     spans.flatMap((span) => [...span.matchAll(/--[a-z][a-z-]*/g)].map((m) => m[0])),
   );
-  // Named as what odek never emits, CLI flags (docs/cli.md), or systemd-run's.
+  // Named as what odek never emits or does not use, or CLI flags (docs/cli.md).
   const elsewhere = new Set([
     "--allow-all",
     "--allow-ffi",
     "--unshare-user",
     "--yes",
-    "--user",
-    "--scope",
   ]);
   const context = {
     mode: "bwrap" as const,
