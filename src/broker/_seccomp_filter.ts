@@ -58,7 +58,7 @@ const ARCHES: Record<string, { audit: number; socket: number; denied: Record<str
  * if (unixSocketFilter("x86_64")?.length !== 13 * 8) throw new Error("unexpected size");
  * ```
  */
-export function unixSocketFilter(arch: string): Uint8Array | null {
+export function unixSocketFilter(arch: string): Uint8Array<ArrayBuffer> | null {
   const a = ARCHES[arch];
   if (a === undefined) return null;
   // [code, jt, jf, k] with jump targets as labels; resolved below (relative to the next one).
@@ -92,33 +92,64 @@ export function unixSocketFilter(arch: string): Uint8Array | null {
 }
 
 /**
- * Write {@linkcode unixSocketFilter} for this machine's architecture to a new private file
- * (a `0700` temporary directory, removed when the process exits) for bwrap's `--seccomp`.
+ * Write {@linkcode unixSocketFilter} for this machine's architecture for bwrap's `--seccomp`.
+ * With `dir` (odek passes `ODEK_HOME`, hidden from every sandbox) the file is
+ * `<dir>/sandbox/seccomp-<arch>-<hash>.bpf`, written once (atomically) and reused by every later
+ * odek, so nothing accumulates. Without `dir`, or where it does not exist or cannot be written,
+ * it goes to a new `0700` temporary directory removed when the process exits.
  *
- * Needs `--allow-write` and `--allow-read` for the temporary directory.
+ * Needs `--allow-write` and `--allow-read` for that directory.
  *
- * @returns the file's path, or `null` on an architecture the filter does not know
+ * @param dir a private directory of odek's, e.g. `ODEK_HOME`
+ * @returns the file's real path, or `null` on an architecture the filter does not know
  *
- * @example Write the filter
+ * @example Write the filter to a temporary file
  * ```ts
  * import { writeSeccompFilter } from "./_seccomp_filter.ts";
  * const path = await writeSeccompFilter();
  * if (path !== null && (await Deno.stat(path)).size % 8 !== 0) throw new Error("unexpected size");
  * ```
  */
-export async function writeSeccompFilter(): Promise<string | null> {
+export async function writeSeccompFilter(dir?: string): Promise<string | null> {
   const filter = unixSocketFilter(Deno.build.arch);
   if (filter === null) return null;
-  const dir = await Deno.makeTempDir({ prefix: "odek-seccomp-" });
-  await Deno.chmod(dir, 0o700);
-  const path = `${dir}/unix_sockets.bpf`;
+  if (dir !== undefined) {
+    try {
+      return await writeShared(dir, filter);
+    } catch {
+      // Fall back to a temporary file.
+    }
+  }
+  const temp = await Deno.makeTempDir({ prefix: "odek-seccomp-" });
+  await Deno.chmod(temp, 0o700);
+  const path = `${temp}/unix_sockets.bpf`;
   await Deno.writeFile(path, filter, { mode: 0o600 });
   globalThis.addEventListener("unload", () => {
     try {
-      Deno.removeSync(dir, { recursive: true });
+      Deno.removeSync(temp, { recursive: true });
     } catch {
       // Already gone.
     }
   });
   return await Deno.realPath(path);
+}
+
+async function writeShared(dir: string, filter: Uint8Array<ArrayBuffer>): Promise<string> {
+  if (!(await Deno.stat(dir)).isDirectory) throw new Error(`${dir} is not a directory`);
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", filter));
+  const hex = [...hash.slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const sandboxDir = `${dir}/sandbox`;
+  await Deno.mkdir(sandboxDir, { recursive: true, mode: 0o700 });
+  const path = `${sandboxDir}/seccomp-${Deno.build.arch}-${hex}.bpf`;
+  const existing = await Deno.readFile(path).catch(() => null);
+  if (existing === null || !sameBytes(existing, filter)) {
+    const temp = `${path}.${crypto.randomUUID()}.tmp`;
+    await Deno.writeFile(temp, filter, { mode: 0o600 });
+    await Deno.rename(temp, path);
+  }
+  return await Deno.realPath(path);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }

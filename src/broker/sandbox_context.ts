@@ -36,7 +36,8 @@ export interface SandboxContextFromEnvironmentOptions {
  * `protectedRoots` = `[odekHome, installDir]`; in `bwrap` mode `pidsCgroup` from
  * {@linkcode findPidsCgroup} (null where none is usable: shell sandboxes then have no process
  * limit, which `odek doctor` reports) and `seccompFile` from `writeSeccompFilter` (the filter
- * refusing Unix-domain sockets); when odek runs as root, `hiddenPaths` = the existing
+ * refusing Unix-domain sockets and more, written under `ODEK_HOME/sandbox/` when ODEK_HOME
+ * exists); when odek runs as root, `hiddenPaths` = the existing
  * {@linkcode ROOT_SECRET_DIRS} and {@linkcode ROOT_SECRET_FILES} and the SSH host keys.
  *
  * Every path is realpathed when it exists. A protected root that does not exist yet is left out
@@ -97,7 +98,7 @@ export async function sandboxContextFromEnvironment(
     protectedRoots,
     readOnlyHomeFiles: (await exists(gitconfig)) ? [gitconfig] : [],
     pidsCgroup: options.mode === "bwrap" ? await pidsCgroupDir() : null,
-    seccompFile: options.mode === "bwrap" ? await writeSeccompFilter() : null,
+    seccompFile: options.mode === "bwrap" ? await writeSeccompFilter(odekHome) : null,
     hiddenPaths: options.mode === "bwrap" && (await ownUid()) === 0
       ? await rootSecrets(home)
       : { dirs: [], files: [] },

@@ -64,3 +64,23 @@ sandboxTest(
     });
   },
 );
+
+Deno.test("writeSeccompFilter() writes one shared file under a given directory and reuses it", async () => {
+  if (unixSocketFilter(Deno.build.arch) === null) return;
+  const dir = await Deno.makeTempDir();
+  try {
+    const first = await writeSeccompFilter(dir);
+    const second = await writeSeccompFilter(dir);
+    assert.equal(first, second);
+    assert.ok(first?.startsWith(`${await Deno.realPath(dir)}/sandbox/seccomp-`), first ?? "");
+    assert.deepEqual(await Deno.readFile(first!), unixSocketFilter(Deno.build.arch));
+    assert.equal([...Deno.readDirSync(`${dir}/sandbox`)].length, 1, "no temporary file left");
+    const fallback = await writeSeccompFilter(`${dir}/missing`);
+    assert.ok(
+      fallback?.includes("/odek-seccomp-"),
+      "a missing directory falls back to a temp file",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
