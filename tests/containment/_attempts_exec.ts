@@ -220,7 +220,8 @@ gcc -shared -fPIC -o /tmp/e.so /tmp/e.c && LD_PRELOAD=/tmp/e.so cat notes.txt`
   {
     name: "read root-only host secrets (/etc/shadow, SSH host keys, /root)",
     call: sh(() =>
-      'for f in /etc/shadow /etc/gshadow /etc/sudoers /etc/ssh/ssh_host_*_key /root/.bash_history /root/.ssh/*; do [ -s "$f" ] && head -c1 "$f" >/dev/null 2>&1 && echo "READABLE $f"; done; echo checked'
+      // The paths reach the loop through a pipe, so even the approving run never grants them.
+      'printf "%s\\n" /etc/shadow /etc/gshadow /etc/sudoers /etc/ssh/ssh_host_*_key /root/.bash_history /root/.ssh/* | while read -r f; do [ -s "$f" ] && head -c1 "$f" >/dev/null 2>&1 && echo "READABLE $f"; done; echo checked'
     ),
     forbid: /READABLE/,
   },
