@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { OdekError } from "../_util/odek_error.ts";
-import { killSandbox } from "./_kill_sandbox.ts";
+import { DEFAULT_KILL_GRACE_MS, terminateSandbox } from "./_terminate.ts";
 import type { ToolResult } from "./tool_broker.ts";
 
 /** One response line of a tool child. */
@@ -140,13 +140,16 @@ export class ToolChild {
   }
 
   /**
-   * Kill the child (SIGKILL; bwrap takes everything inside with it) and wait until it is gone.
+   * Stop the child (SIGTERM to it and everything below it, SIGKILL after a grace period; bwrap
+   * takes everything inside with it) and wait until it is gone.
    *
    * @param reason why, told to the calls still pending
    */
   async kill(reason: string): Promise<void> {
     this.#exitReason ??= reason;
-    if (!this.#reaped) await killSandbox(this.pid);
+    if (!this.#reaped) {
+      await terminateSandbox(this.pid, this.#process.status, DEFAULT_KILL_GRACE_MS);
+    }
     // Everything holding the pipes is dead now; should anything still hold them, stop reading
     // after a grace period so that kill() (and the pool's close()) always returns.
     const grace = setTimeout(() => this.#abandon.abort(), KILL_GRACE_MS);

@@ -33,8 +33,9 @@ export interface DerivePermissionsContext {
  *
  * Targets are resolved against the workspace when relative; a target that is a protected root,
  * lies inside one, or contains one (`/`, `~` when ODEK_HOME is `~/.odek`) is dropped, so that
- * part's write then fails inside the sandbox. The comparison is lexical: targets are expected to
- * be realpathed by the classifier. `untrusted` trust gets the base scope whatever the verdict.
+ * part's write then fails inside the sandbox; so is one in `/proc`, `/sys` or `/dev` (a bind of
+ * `/proc/<pid>/root` would be the host's root). The comparison is lexical: the broker realpaths
+ * targets first (`_real_targets.ts`). `untrusted` trust gets the base scope whatever the verdict.
  *
  * The function never refuses: a verdict with a `blocked` part or a `deny` decision yields the
  * read-only base scope (whatever its other parts), and the caller must refuse to run the call.
@@ -82,7 +83,9 @@ export function derivePermissions(
       if (scope === "targets_writable") {
         for (const target of part.targets) {
           const path = resolve(workspace, target);
-          if (!protectedRoots.some((root) => overlaps(root, path))) writePaths.add(path);
+          const forbidden = protectedRoots.some((root) => overlaps(root, path)) ||
+            PSEUDO_FILESYSTEMS.some((root) => isWithin(root, path));
+          if (!forbidden) writePaths.add(path);
         }
       }
     }
@@ -95,6 +98,12 @@ export function derivePermissions(
     envNames: [],
   };
 }
+
+/**
+ * Kernel file systems no target may be granted in: a bind of `/proc/<pid>/root` is the host's
+ * root, `/proc/<pid>/environ` another process's secrets, `/sys` and `/dev` the kernel's knobs.
+ */
+const PSEUDO_FILESYSTEMS = ["/proc", "/sys", "/dev"];
 
 type PartScope = "base" | "workspace_writable" | "network" | "targets_writable";
 

@@ -36,6 +36,12 @@ export interface SandboxContext {
   protectedRoots: string[];
   /** Files of the home bound read-only at their real paths when they exist (`~/.gitconfig`). */
   readOnlyHomeFiles: string[];
+  /**
+   * Host secrets outside the home hidden in every sandbox: directories under an empty tmpfs,
+   * files under `/dev/null`. Each must exist. Filled when odek runs as root (root-only files
+   * such as `/etc/shadow` are readable by a sandbox whose user is root). @default none
+   */
+  hiddenPaths?: { dirs: string[]; files: string[] };
   /** Extra environment entries; they never override the base entries. */
   extraEnv?: Record<string, string>;
   /**
@@ -43,7 +49,60 @@ export interface SandboxContext {
    * policy stays offline. Its directory is hidden in every sandbox. @default no egress
    */
   egressSocket?: string;
+  /**
+   * A pids cgroup (see `findPidsCgroup`): each program sandbox joins a child group of it,
+   * `<pidsCgroup>/s<pid>`, capped at `maxProcesses` (processes and threads). `null`/absent: no
+   * process limit.
+   */
+  pidsCgroup?: string | null;
+  /** Processes and threads one program sandbox may hold at once. @default 1024 */
+  maxProcesses?: number;
+  /**
+   * Size cap of the sandbox's `/tmp` and of its home (each a tmpfs, which lives in RAM), in
+   * bytes. The tmpfs that only hide something get 1 MiB. @default 1 GiB
+   */
+  tmpfsMaxBytes?: number;
+  /**
+   * The compiled seccomp filter (see `writeSeccompFilter`) every bwrap sandbox runs under: no
+   * Unix-domain sockets, io_uring, keyring calls or foreign syscall ABI. `null`/absent: no filter.
+   */
+  seccompFile?: string | null;
+  /**
+   * The seccomp filter for a scope with approved network: the same as `seccompFile` but Unix-domain
+   * sockets are allowed, since the program reaches the egress proxy through one. `null`/absent:
+   * `seccompFile` is used, and the egress socket cannot be reached.
+   */
+  seccompEgressFile?: string | null;
 }
+
+/** {@linkcode SandboxContext.tmpfsMaxBytes} when absent (1 GiB). */
+export const DEFAULT_TMPFS_MAX_BYTES = 1024 * 1024 * 1024;
+/** The size of the tmpfs mounts that only hide something (`/run`, protected roots): 1 MiB. */
+export const HIDE_TMPFS_BYTES = 1024 * 1024;
+
+/** {@linkcode SandboxContext.maxProcesses} when absent. */
+export const DEFAULT_MAX_PROCESSES = 1024;
+
+/**
+ * The launcher every bwrap sandbox starts through, run by `/bin/sh` (`$1` cgroup dir or empty,
+ * `$2` limit, `$3` the compiled seccomp filter file or empty, then bwrap's argv). It removes the
+ * empty groups of ended sandboxes in the background (Deno refuses `/sys` to a core without
+ * `--allow-all`, so the core cannot; removing a cgroup takes the kernel ~10 ms), moves itself
+ * into a new child group `s<pid>` of the pids cgroup (so bwrap and everything it starts is
+ * counted), opens the filter as fd 3, and execs bwrap (same pid). A limit it cannot apply or a
+ * filter it cannot open stops it with exit code 125 before anything runs: fail closed.
+ */
+export const SANDBOX_LAUNCHER = `c=$1 m=$2 f=$3; shift 3
+if [ -n "$c" ]; then
+  (rmdir "$c"/s[0-9]* 2>/dev/null &) # groups of ended sandboxes; a live one is busy and stays
+  d=$c/s$$ n=0
+  until { mkdir -p "$d" && echo "$m" > "$d/pids.max" && echo $$ > "$d/cgroup.procs"; } 2>/dev/null; do
+    n=$((n + 1)) # a concurrent sweep may remove the group between mkdir and the join
+    [ $n -lt 3 ] || { echo "odek: cannot limit the sandbox to $m processes in $d: nothing was run" >&2; exit 125; }
+  done
+fi
+if [ -n "$f" ]; then exec 3< "$f" || exit 125; fi
+exec "$@"`;
 
 /**
  * What to run inside the sandbox: a Deno tool child (its entry file) or a program. A tool child
@@ -73,11 +132,16 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
 
 /**
  * Render a permission set as one command line. The mounts: `/` read-only, fresh `/dev`, `/proc`,
- * `/tmp` and `/run` (host sockets live there), the home an empty tmpfs with `readOnlyHomeFiles` bound back, each protected root
- * hidden under an empty tmpfs, for a tool child `toolsDir`, deno and DENO_DIR read-only, then the
+ * `/tmp` and `/run` (host sockets live there), the home an empty tmpfs with `readOnlyHomeFiles`
+ * bound back (`/tmp` and the home capped at `tmpfsMaxBytes`), each protected root hidden under an
+ * empty tmpfs, for a tool child `toolsDir`, deno and DENO_DIR read-only, then the
  * workspace and the set's paths (writable wins), parents before children. All namespaces are
- * unshared (network included: the namespace has only `lo`) and every capability is dropped (as root, bwrap would otherwise keep them, and `umount ~` would
- * reveal the home). A tool child additionally gets `--allow-read` (workspace, read and write
+ * unshared (network included: the namespace has only `lo`) and every capability is dropped (as
+ * root, bwrap would otherwise keep them, and `umount ~` would reveal the home). `/proc/sys`,
+ * `/proc/sysrq-trigger`, `/proc/irq` and `/proc/bus` are bound read-only over the fresh `/proc` (a
+ * root sandbox could otherwise write `core_pattern`), and `hiddenPaths` are hidden. bwrap is
+ * started through {@linkcode SANDBOX_LAUNCHER}, which applies the pids limit (programs only) and
+ * the seccomp filter (`--seccomp 3`) when the context names them. A tool child additionally gets `--allow-read` (workspace, read and write
  * paths), `--allow-write` (write paths) and `--allow-run` (`runBinaries`), nothing else: deno
  * loads its modules and `node_modules` without read permission. A tool child with
  * `permissions: "none"` gets no `--allow-*` flag, no workspace mount, `/` as its cwd, and a V8
@@ -100,7 +164,8 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * @returns the argv and the complete env
  * @throws {RangeError} a path that is relative, not normalized, `/` where a hidden root is
  *   expected, or holds a comma or a control character; a run binary named deno; a set that
- *   grants anything for a tool child with `permissions: "none"`
+ *   grants anything for a tool child with `permissions: "none"`; a `maxProcesses` below 8; a
+ *   `tmpfsMaxBytes` below 1 MiB
  * @throws {OdekError} `SANDBOX_UNAVAILABLE` for a program in `bwrap` mode without bwrap
  *
  * @example Render a read-only tool child
@@ -196,6 +261,8 @@ export function renderSandbox(
     ["--tmpfs", checked(c.home), 0],
   ];
   for (const root of c.protectedRoots) mounts.push(["--tmpfs", checked(root), 0]);
+  for (const dir of c.hiddenPaths?.dirs ?? []) mounts.push(["--tmpfs", checked(dir), 0]);
+  for (const file of c.hiddenPaths?.files ?? []) mounts.push([HIDE_FILE, checked(file), 0]);
   for (const file of c.readOnlyHomeFiles) mounts.push(["--ro-bind-try", checked(file), 1]);
   if (toolChild) {
     mounts.push(["--ro-bind", c.toolsDir, 1], ["--ro-bind", checked(c.denoPath), 1]);
@@ -223,12 +290,42 @@ export function renderSandbox(
     "--unshare-net",
   ];
   argv.push("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  // The fresh /proc's kernel knobs are writable by a sandbox whose user is root, with no
+  // capability at all (their owner is root): core_pattern runs a program on the host.
+  argv.push("--ro-bind", "/proc/sys", "/proc/sys");
+  for (const knob of ["/proc/sysrq-trigger", "/proc/irq", "/proc/bus"]) {
+    argv.push("--ro-bind-try", knob, knob);
+  }
+  // A scope with egress reaches the proxy through a Unix socket: its filter allows them.
+  const seccomp = egress && c.seccompEgressFile ? c.seccompEgressFile : c.seccompFile;
+  const filter = seccomp ? checked(seccomp) : "";
+  if (filter !== "") argv.push("--seccomp", "3");
+  const tmpfsBytes = c.tmpfsMaxBytes ?? DEFAULT_TMPFS_MAX_BYTES;
+  if (!Number.isSafeInteger(tmpfsBytes) || tmpfsBytes < HIDE_TMPFS_BYTES) {
+    throw new RangeError(`tmpfsMaxBytes must be an integer of at least 1 MiB, not ${tmpfsBytes}`);
+  }
   for (const [op, path, , dest] of mounts) {
-    argv.push(op, path, ...(op === "--tmpfs" ? [] : [dest ?? path]));
+    if (op === HIDE_FILE) argv.push("--ro-bind", "/dev/null", path);
+    else if (op !== "--tmpfs") argv.push(op, path, dest ?? path);
+    else {
+      // tmpfs lives in RAM: /tmp and the home get the configured cap, hiding ones next to none.
+      const size = path === "/tmp" || path === checked(c.home) ? tmpfsBytes : HIDE_TMPFS_BYTES;
+      argv.push("--size", String(size), op, path);
+    }
   }
   argv.push("--chdir", cwd, "--", ...inner);
-  return { argv, env };
+  const limit = toolChild ? null : c.pidsCgroup ?? null;
+  const max = c.maxProcesses ?? DEFAULT_MAX_PROCESSES;
+  if (!Number.isSafeInteger(max) || max < 8) {
+    throw new RangeError(`maxProcesses must be an integer of at least 8, not ${max}`);
+  }
+  const launcher = ["/bin/sh", "-c", SANDBOX_LAUNCHER, "odek-sandbox"];
+  launcher.push(limit === null ? "" : checked(limit), limit === null ? "" : String(max), filter);
+  return { argv: [...launcher, ...argv], env };
 }
+
+/** A mount op of the list above: bind `/dev/null` over a file. */
+const HIDE_FILE = "hide-file";
 
 function checked(path: string): string {
   // Commas split Deno's flag lists and control characters have no place in a mount path.

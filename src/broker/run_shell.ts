@@ -3,8 +3,6 @@
  *
  * @module
  */
-import { spawn } from "node:child_process";
-import { constants } from "node:os";
 import { MAX_SHELL_STREAM_BYTES } from "./builtin_tools.ts";
 import { BWRAP_INSTALL_COMMAND } from "./find_bwrap.ts";
 import type { PermissionSet } from "./permission_set.ts";
@@ -12,7 +10,14 @@ import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
 import { renderDockerRun } from "./render_docker.ts";
 import { currentUser } from "../_util/current_user.ts";
 import type { ToolResult } from "./tool_broker.ts";
-import { killSandbox } from "./_kill_sandbox.ts";
+import { DEFAULT_KILL_GRACE_MS } from "./_terminate.ts";
+import {
+  startContainer,
+  type Started,
+  startSandboxed,
+  startUnconfined,
+  watchSandboxed,
+} from "./_start_program.ts";
 import { type SandboxStandby, STANDBY_LAUNCHER } from "./_sandbox_standby.ts";
 import { type CappedText, collectCapped, formatShellOutput } from "./_shell_output.ts";
 
@@ -33,26 +38,22 @@ export interface RunShellOptions {
    * the next one is started in the background. @default none: the sandbox is started on demand
    */
   standby?: SandboxStandby;
-}
-
-/** A started program, whatever started it. */
-interface Started {
-  stdout: AsyncIterable<Uint8Array>;
-  stderr: AsyncIterable<Uint8Array>;
-  /** Resolves with the exit code once the program has exited (and, unsandboxed, its group died). */
-  exited: Promise<number>;
-  /** SIGKILL everything the command started. Safe to call more than once. */
-  kill(): void;
+  /**
+   * On timeout or abort: SIGTERM first, SIGKILL this many milliseconds later if the command is
+   * still running. @default 2_000
+   */
+  killGraceMs?: number;
 }
 
 /**
  * Run `bash -c <command>` with the workspace as cwd, in a fresh bwrap sandbox rendered from
  * `set`, spawned by the core (Deno flags give a program no confinement). The sandbox has its own
- * pid namespace: on timeout or abort its pid 1 and bwrap are killed (see `killSandbox`), which
- * kills every process the command started, backgrounded ones included; the same happens when
- * the command ends (bwrap's pid 1 exits with it). With
- * `mode: "none"` bash runs unconfined (same env and cwd) in its own process group, which is
- * killed the same way (odek-go §4.1 kills the whole group too).
+ * pid namespace: on timeout or abort every process of the command gets SIGTERM, and after
+ * `killGraceMs` its pid 1 and bwrap are killed (see `terminateSandbox`), which kills every
+ * process the command started, backgrounded ones included; the same happens when the command
+ * ends (bwrap's pid 1 exits with it). With `mode: "none"` bash runs unconfined (same env and
+ * cwd) in its own process group, which gets SIGTERM and then SIGKILL the same way (odek-go §4.1
+ * kills the whole group too).
  *
  * Output: `exit code N · D ms`, then `stdout:`/`stderr:` sections, each capped at
  * `maxStreamBytes` (head kept, dropped bytes counted). Exit 0 → `ok: true`; another exit code →
@@ -85,6 +86,7 @@ interface Started {
 export async function runShell(command: string, options: RunShellOptions): Promise<ToolResult> {
   const { set, context, timeoutMs, signal } = options;
   const maxBytes = options.maxStreamBytes ?? MAX_SHELL_STREAM_BYTES;
+  const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   if (signal?.aborted) {
     return {
       ok: false,
@@ -133,16 +135,16 @@ export async function runShell(command: string, options: RunShellOptions): Promi
   if (viaStandby) {
     const child = await options.standby!.take({ argv, env, cwd: context.workspace });
     started = performance.now();
-    program = watchSandboxed(child);
+    program = watchSandboxed(child, grace);
     const writer = child.stdin.getWriter();
     await writer.write(new TextEncoder().encode(`${command}\0`)).catch(() => {});
     await writer.close().catch(() => {});
   } else {
     program = context.mode === "bwrap"
-      ? startSandboxed(argv, env, context.workspace)
+      ? startSandboxed(argv, env, context.workspace, grace)
       : context.mode === "docker"
       ? startContainer(argv, env, name)
-      : startUnconfined(argv, env, context.workspace);
+      : startUnconfined(argv, env, context.workspace, grace);
   }
   let ended: "timeout" | "interrupted" | null = null;
   const stop = (why: "timeout" | "interrupted") => {
@@ -175,191 +177,4 @@ export async function runShell(command: string, options: RunShellOptions): Promi
   return code === 0
     ? { ok: true, output: text }
     : { ok: false, error: { kind: "failed", message: text } };
-}
-
-function startSandboxed(argv: string[], env: Record<string, string>, cwd: string): Started {
-  return watchSandboxed(
-    new Deno.Command(argv[0], {
-      args: argv.slice(1),
-      cwd,
-      clearEnv: true,
-      env,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn(),
-  );
-}
-
-function watchSandboxed(child: Deno.ChildProcess): Started {
-  let reaped = false;
-  return {
-    stdout: child.stdout,
-    stderr: child.stderr,
-    exited: child.status.then((status) => {
-      reaped = true;
-      return status.code;
-    }),
-    kill: () => {
-      if (!reaped) void killSandbox(child.pid); // the whole pid namespace dies with its pid 1
-    },
-  };
-}
-
-/**
- * A `docker run` client: killing the client does not stop the container, so a kill also runs
- * `docker kill <name>` (the container's `--init` then takes every process in it down) and stops
- * reading the client's pipes.
- */
-function startContainer(argv: string[], env: Record<string, string>, name: string): Started {
-  const child = new Deno.Command(argv[0], {
-    args: argv.slice(1),
-    clearEnv: true,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let exited = false;
-  const stopReading = new AbortController();
-  return {
-    stdout: readUntil(child.stdout, stopReading.signal),
-    stderr: readUntil(child.stderr, stopReading.signal),
-    exited: child.status.then((status) => {
-      exited = true;
-      return status.code;
-    }),
-    kill: () => {
-      if (!exited) {
-        new Deno.Command(argv[0], {
-          args: ["kill", name],
-          clearEnv: true,
-          env,
-          stdin: "null",
-          stdout: "null",
-          stderr: "null",
-        }).output().catch(() => {});
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-      stopReading.abort();
-    },
-  };
-}
-
-/** util-linux's setsid: starts the command as the leader of a new process group. */
-const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find((path) => {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-});
-
-/**
- * Unsandboxed: the command leads a process group of its own (util-linux `setsid`, spawned with
- * `Deno.Command`, about 4 ms cheaper per command than node's `detached` spawn, which forks), so
- * the whole group can be killed. Falls back to node's spawn where `setsid` is missing.
- */
-function startUnconfined(argv: string[], env: Record<string, string>, cwd: string): Started {
-  if (SETSID === undefined) return startUnconfinedNode(argv, env, cwd);
-  const child = new Deno.Command(SETSID, {
-    args: argv,
-    cwd,
-    clearEnv: true,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const killGroup = () => {
-    try {
-      Deno.kill(-child.pid, "SIGKILL");
-    } catch {
-      // The group is already gone.
-    }
-  };
-  let exited = false;
-  const stopReading = new AbortController();
-  return {
-    // A process that left the group (its own setsid) may hold the pipes: a kill stops the reads.
-    stdout: readUntil(child.stdout, stopReading.signal),
-    stderr: readUntil(child.stderr, stopReading.signal),
-    exited: child.status.then((status) => {
-      exited = true;
-      killGroup(); // background processes do not outlive the command, as in the sandbox
-      return status.code;
-    }),
-    kill: () => {
-      if (!exited) killGroup();
-      stopReading.abort();
-    },
-  };
-}
-
-/** Read `stream` until it ends or `signal` aborts (then cancel it, keeping what was read). */
-async function* readUntil(
-  stream: ReadableStream<Uint8Array>,
-  signal: AbortSignal,
-): AsyncIterable<Uint8Array> {
-  const reader = stream.getReader();
-  const aborted = new Promise<null>((resolve) => {
-    if (signal.aborted) resolve(null);
-    signal.addEventListener("abort", () => resolve(null), { once: true });
-  });
-  try {
-    while (true) {
-      const next = await Promise.race([reader.read(), aborted]);
-      if (next === null || next.done) return;
-      yield next.value;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-}
-
-function startUnconfinedNode(argv: string[], env: Record<string, string>, cwd: string): Started {
-  const child = spawn(argv[0], argv.slice(1), {
-    cwd,
-    env,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const killGroup = () => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // The group is already gone.
-    }
-  };
-  const exited = new Promise<number>((resolve) => {
-    child.once("error", () => resolve(127)); // bash could not be started
-    child.once("exit", (code, signal) => {
-      killGroup(); // background processes do not outlive the command, as in the sandbox
-      resolve(code ?? 128 + (signal ? constants.signals[signal] : 0));
-    });
-  });
-  return {
-    stdout: untilClosed(child.stdout),
-    stderr: untilClosed(child.stderr),
-    exited,
-    kill: () => {
-      killGroup();
-      // A process that left the group (setsid) may hold the pipes: stop reading them.
-      child.stdout.destroy();
-      child.stderr.destroy();
-    },
-  };
-}
-
-/** Iterate a Node stream, ending quietly when it is destroyed. */
-async function* untilClosed(stream: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-  try {
-    yield* stream;
-  } catch {
-    // Destroyed by kill(): keep what was read.
-  }
 }

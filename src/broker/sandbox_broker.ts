@@ -16,6 +16,7 @@ import { derivePermissions } from "./derive_permissions.ts";
 import type { EgressDecision, EgressProxy } from "./egress_proxy.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { createMissingTargets, removeUntouched } from "./_granted_targets.ts";
+import { realTargets } from "./_real_targets.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 import { runShell } from "./run_shell.ts";
 import { BackgroundJobs } from "./background_jobs.ts";
@@ -175,7 +176,9 @@ export class SandboxBroker implements ToolBroker {
         `${name} was refused: an untrusted run may only read (this is ${classes})`,
       );
     }
-    const set = derivePermissions({ ...invocation, args }, verdict, trustLevel, {
+    // Granted targets become binds: resolve their links first (see _real_targets.ts).
+    const real = await realTargets(verdict, workspace);
+    const set = derivePermissions({ ...invocation, args }, real, trustLevel, {
       workspace,
       protectedRoots: context.protectedRoots,
       addDirs,

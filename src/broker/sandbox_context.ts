@@ -7,6 +7,8 @@ import { join, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { findBwrap } from "./find_bwrap.ts";
 import { DEFAULT_DOCKER_IMAGE } from "./render_docker.ts";
+import { findPidsCgroup } from "./find_pids_cgroup.ts";
+import { writeSeccompFilter } from "./_seccomp_filter.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 
 /** Options for {@linkcode sandboxContextFromEnvironment}. */
@@ -22,6 +24,13 @@ export interface SandboxContextFromEnvironmentOptions {
   mode: "bwrap" | "docker" | "none";
   /** The deno that runs tool children. @default Deno.execPath() */
   denoPath?: string;
+  /**
+   * Processes and threads one shell sandbox may hold at once (the fork-bomb bound), enforced
+   * through a pids cgroup where {@linkcode findPidsCgroup} finds one. @default 1024
+   */
+  maxProcesses?: number;
+  /** Size cap of each sandbox's `/tmp` and home tmpfs, in bytes. @default 1 GiB */
+  tmpfsMaxBytes?: number;
 }
 
 /**
@@ -30,7 +39,13 @@ export interface SandboxContextFromEnvironmentOptions {
  * `bwrapPath` from {@linkcode findBwrap}; `readOnlyHomeFiles` = `~/.gitconfig` when it exists;
  * `protectedRoots` = `[odekHome, installDir]`. In `docker` mode also `dockerPath` (`docker` on
  * `PATH`), `dockerImage` (`ODEK_DOCKER_IMAGE`, else `odek:latest`) and `dockerEnv`
- * (`DOCKER_HOST`, `DOCKER_CONTEXT`, `DOCKER_CONFIG` when set).
+ * (`DOCKER_HOST`, `DOCKER_CONTEXT`, `DOCKER_CONFIG` when set). In `bwrap` mode `pidsCgroup` from
+ * {@linkcode findPidsCgroup} (null where none is usable: shell sandboxes then have no process
+ * limit, which `odek doctor` reports). Unless the mode is `none`, `seccompFile` and
+ * `seccompEgressFile` from `writeSeccompFilter` (the filters refusing Unix-domain sockets — the
+ * egress one allows them — and more, written under `ODEK_HOME/sandbox/` when ODEK_HOME exists);
+ * when odek runs as root, `hiddenPaths` = the existing {@linkcode ROOT_SECRET_DIRS} and
+ * {@linkcode ROOT_SECRET_FILES} and the SSH host keys.
  *
  * Every path is realpathed when it exists. A protected root that does not exist yet is left out
  * (bwrap cannot mount over a missing path under the read-only `/`); one inside the home is
@@ -101,6 +116,16 @@ export async function sandboxContextFromEnvironment(
     installDir,
     protectedRoots,
     readOnlyHomeFiles: (await exists(gitconfig)) ? [gitconfig] : [],
+    pidsCgroup: options.mode === "bwrap" ? await pidsCgroupDir() : null,
+    seccompFile: options.mode !== "none" ? await writeSeccompFilter(odekHome) : null,
+    seccompEgressFile: options.mode !== "none"
+      ? await writeSeccompFilter(odekHome, { allowUnixSockets: true })
+      : null,
+    hiddenPaths: options.mode !== "none" && (await ownUid()) === 0
+      ? await rootSecrets(home)
+      : { dirs: [], files: [] },
+    ...(options.maxProcesses !== undefined ? { maxProcesses: options.maxProcesses } : {}),
+    ...(options.tmpfsMaxBytes !== undefined ? { tmpfsMaxBytes: options.tmpfsMaxBytes } : {}),
   };
 }
 
@@ -116,6 +141,60 @@ function findOnPath(name: string, path: string): string | null {
     }
   }
   return null;
+}
+
+/**
+ * Root-only secrets on `/` a sandbox whose user is root could read (DAC lets an owner read its
+ * 0600 files without any capability): hidden when odek runs as root.
+ */
+export const ROOT_SECRET_DIRS = ["/root", "/etc/ssl/private", "/etc/sudoers.d", "/var/lib/sudo"];
+/** See {@linkcode ROOT_SECRET_DIRS}; plus every `/etc/ssh/ssh_host_*_key`. */
+export const ROOT_SECRET_FILES = [
+  "/etc/shadow",
+  "/etc/shadow-",
+  "/etc/gshadow",
+  "/etc/gshadow-",
+  "/etc/sudoers",
+  "/etc/security/opasswd",
+];
+
+/** This process's uid: `Deno.uid()` needs `--allow-sys`, which the core may lack. */
+async function ownUid(): Promise<number | null> {
+  try {
+    return Deno.uid();
+  } catch {
+    const probe = await Deno.makeTempFile({ prefix: "odek-uid-" });
+    try {
+      return (await Deno.stat(probe)).uid;
+    } finally {
+      await Deno.remove(probe);
+    }
+  }
+}
+
+async function rootSecrets(home: string): Promise<{ dirs: string[]; files: string[] }> {
+  const dirs: string[] = [];
+  const files: string[] = [];
+  for (const dir of ROOT_SECRET_DIRS) {
+    if (dir !== home && (await Deno.lstat(dir).catch(() => null))?.isDirectory) dirs.push(dir);
+  }
+  const keys: string[] = [];
+  try {
+    for await (const entry of Deno.readDir("/etc/ssh")) {
+      if (/^ssh_host_.*_key$/.test(entry.name)) keys.push(join("/etc/ssh", entry.name));
+    }
+  } catch {
+    // No /etc/ssh.
+  }
+  for (const file of [...ROOT_SECRET_FILES, ...keys]) {
+    if ((await Deno.lstat(file).catch(() => null))?.isFile) files.push(file);
+  }
+  return { dirs, files };
+}
+
+async function pidsCgroupDir(): Promise<string | null> {
+  const probe = await findPidsCgroup();
+  return probe.type === "cgroup" ? probe.dir : null;
 }
 
 async function realOrSelf(path: string): Promise<string> {

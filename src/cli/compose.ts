@@ -244,6 +244,8 @@ export async function buildBroker(
     installDir: settings.paths.installDir,
     mode: settings.config.sandbox,
     denoPath: deno.path,
+    maxProcesses: settings.config.sandboxMaxProcesses,
+    tmpfsMaxBytes: settings.config.sandboxTmpfsMiB * 1024 * 1024,
   });
   // Working on odek itself (an explicit workspace inside the install directory): keep it visible.
   const installVisible = !protectedRoots.includes(settings.paths.installDir);

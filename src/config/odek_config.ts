@@ -21,6 +21,10 @@ export const ConfigLayerSchema = z.strictObject({
    * in a container from Dockerfile.odek; `none`: unsandboxed (the operator's explicit choice).
    */
   sandbox: z.enum(["bwrap", "docker", "none"]).optional(),
+  /** Processes and threads one shell sandbox may hold at once (pids cgroup; fork-bomb bound). */
+  sandboxMaxProcesses: z.int().min(8).max(1_000_000).optional(),
+  /** Size cap of each sandbox's `/tmp` and home (tmpfs, in RAM), in MiB. */
+  sandboxTmpfsMiB: z.int().min(1).max(1_048_576).optional(),
   /** Trust level of runs (design §3). */
   trustLevel: TrustLevelSchema.optional(),
   /** Risk classes that run without asking when the trust level is `trusted` (never `blocked`). */
@@ -139,6 +143,8 @@ export interface OdekConfig {
   baseUrl: string;
   contextWindow: number;
   sandbox: "bwrap" | "docker" | "none";
+  sandboxMaxProcesses: number;
+  sandboxTmpfsMiB: number;
   trustLevel: z.infer<typeof TrustLevelSchema>;
   trustedClasses: string[];
   addDirs: string[];
@@ -200,6 +206,8 @@ export const DEFAULT_CONFIG: OdekConfig = {
   baseUrl: "https://api.openai.com/v1",
   contextWindow: 128_000,
   sandbox: "bwrap",
+  sandboxMaxProcesses: 1024,
+  sandboxTmpfsMiB: 1024,
   trustLevel: "standard",
   trustedClasses: [],
   addDirs: [],

@@ -23,6 +23,8 @@ const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_BASE_URL", "baseUrl"],
   ["ODEK_CONTEXT_WINDOW", "contextWindow"],
   ["ODEK_SANDBOX", "sandbox"],
+  ["ODEK_SANDBOX_MAX_PROCESSES", "sandboxMaxProcesses"],
+  ["ODEK_SANDBOX_TMPFS_MIB", "sandboxTmpfsMiB"],
   ["ODEK_TRUST_LEVEL", "trustLevel"],
   ["ODEK_REQUEST_TIMEOUT_SECONDS", "timeouts.requestSeconds"],
   ["ODEK_SHELL_TIMEOUT_SECONDS", "timeouts.shellSeconds"],
@@ -49,6 +51,8 @@ const BOOLEAN = new Set(["context.compaction"]);
 const LISTS = new Set(["network.allowDomains"]);
 const NUMERIC = new Set([
   "contextWindow",
+  "sandboxMaxProcesses",
+  "sandboxTmpfsMiB",
   "timeouts.requestSeconds",
   "timeouts.shellSeconds",
   "timeouts.connectSeconds",

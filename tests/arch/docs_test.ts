@@ -109,5 +109,54 @@ function sample(key: string): string {
   if (key === "model") return "m-1";
   if (key === "context.compaction") return "false";
   if (key === "toolOutput.maxBytes") return "65536";
+  if (key === "sandboxMaxProcesses") return "64";
   return key === "contextWindow" ? "4096" : "7";
 }
+
+Deno.test("docs/security.md names only sandbox flags the renderer emits, and the current attempt count", async () => {
+  const { renderSandbox } = await import("../../src/broker/render_sandbox.ts");
+  const { ATTEMPTS } = await import("../containment/_attempts.ts");
+  const text = await read("docs/security.md");
+  const spans = [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+  const named = new Set(
+    spans.flatMap((span) => [...span.matchAll(/--[a-z][a-z-]*/g)].map((m) => m[0])),
+  );
+  // Named as what odek never emits or does not use, or CLI flags (docs/cli.md).
+  const elsewhere = new Set([
+    "--allow-all",
+    "--allow-ffi",
+    "--unshare-user",
+    "--yes",
+  ]);
+  const context = {
+    mode: "bwrap" as const,
+    bwrapPath: "/usr/bin/bwrap",
+    denoPath: "/usr/bin/deno",
+    denoDir: "/d",
+    toolsDir: "/opt/odek/tools",
+    workspace: "/srv/ws",
+    home: "/home/u",
+    odekHome: "/home/u/.odek",
+    installDir: "/opt/odek",
+    protectedRoots: ["/home/u/.odek", "/opt/odek"],
+    readOnlyHomeFiles: [],
+    pidsCgroup: "/sys/fs/cgroup/pids",
+    seccompFile: "/tmp/f.bpf",
+  };
+  const set = {
+    readPaths: ["/srv/ws"],
+    writePaths: ["/srv/ws"],
+    network: { type: "none" as const },
+    runBinaries: ["/usr/bin/git"],
+    envNames: [],
+  };
+  const emitted = new Set([
+    ...renderSandbox(set, context, { kind: "tool_child", entry: "/opt/odek/tools/files.ts" }).argv,
+    ...renderSandbox(set, context, { kind: "program", argv: ["true"] }).argv,
+  ].map((arg) => arg.replace(/=.*$/, "")));
+  const unknown = [...named].filter((flag) => !elsewhere.has(flag) && !emitted.has(flag));
+  assert.deepEqual(unknown, []);
+  assert.ok(named.has("--seccomp") && named.has("--cap-drop"), "the layers name their flags");
+  const count = text.match(/`tests\/containment\/_attempts\.ts`, (\d+) today/);
+  assert.equal(Number(count?.[1]), ATTEMPTS.length, "the attempt count in docs/security.md");
+});

@@ -13,7 +13,7 @@ import { ROOT, sourceFiles } from "./_source_files.ts";
 const SITES: Record<string, string[]> = {
   "src/broker/_tool_child.ts": ["cwd"],
   "src/broker/_sandbox_standby.ts": ["cwd"],
-  "src/broker/run_shell.ts": [
+  "src/broker/_start_program.ts": [
     "cwd", // bwrap sandbox (also --chdir <workspace>)
     "the docker client: the container runs with -w <workspace> and PWD/OLDPWD set",
     "docker kill <name>: no user text",
@@ -25,6 +25,8 @@ const SITES: Record<string, string[]> = {
   ],
   "src/broker/background_jobs.ts": ["cwd"], // setsid bash running the job's bwrap sandbox
   "src/broker/find_bwrap.ts": ["bwrap --version: fixed argv"],
+  "src/broker/_terminate.ts": ["a fixed bash script that signals a process tree by pid"],
+  "src/broker/find_pids_cgroup.ts": ["a fixed probe script for a usable pids cgroup"],
   "src/broker/_kill_sandbox.ts": ["a fixed bash script that walks /proc to kill a sandbox"],
 };
 

@@ -5,6 +5,7 @@ import {
   EGRESS_SOCKET_IN_SANDBOX,
   type RenderedSandbox,
   renderSandbox,
+  SANDBOX_LAUNCHER,
   SANDBOX_PATH,
   type SandboxCommand,
   type SandboxContext,
@@ -62,7 +63,17 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
   await t.step("read-only tool child", () => {
     const { argv, env } = renderSandbox(set(), CONTEXT, TOOL);
     const sep = argv.indexOf("--");
-    assert.deepEqual(argv.slice(0, 11), [
+    assert.deepEqual(argv.slice(0, 7), [
+      "/bin/sh",
+      "-c",
+      SANDBOX_LAUNCHER,
+      "odek-sandbox",
+      "", // a tool child gets no process limit
+      "",
+      "", // this context has no seccomp filter
+    ]);
+    assert.ok(!argv.includes("--seccomp"));
+    assert.deepEqual(argv.slice(7, 18), [
       "/usr/bin/bwrap",
       "--die-with-parent",
       "--new-session",
@@ -79,6 +90,10 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       ["--ro-bind", "/"],
       ["--dev", "/dev"],
       ["--proc", "/proc"],
+      ["--ro-bind", "/proc/sys"],
+      ["--ro-bind-try", "/proc/sysrq-trigger"],
+      ["--ro-bind-try", "/proc/irq"],
+      ["--ro-bind-try", "/proc/bus"],
       ["--tmpfs", "/tmp"],
       ["--tmpfs", "/run"],
       ["--tmpfs", "/home/u"],
@@ -134,6 +149,61 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
     assert.ok(!argv.some((a) => a.startsWith("--allow-") || a.includes("deno")));
     assert.ok(!mounts(argv).some(([, p]) => p === "/opt/odek/tools"));
     assert.equal(env.DENO_DIR, undefined);
+  });
+  await t.step("program: a pids cgroup limit and the seccomp filter (fd 3)", () => {
+    const limited = {
+      ...CONTEXT,
+      pidsCgroup: "/sys/fs/cgroup/pids/odek",
+      maxProcesses: 64,
+      seccompFile: "/tmp/odek-seccomp-x/unix_sockets.bpf",
+    };
+    const { argv } = renderSandbox(set(), limited, PROGRAM);
+    assert.deepEqual(argv.slice(3, 7), [
+      "odek-sandbox",
+      "/sys/fs/cgroup/pids/odek",
+      "64",
+      "/tmp/odek-seccomp-x/unix_sockets.bpf",
+    ]);
+    assert.equal(argv[7], "/usr/bin/bwrap");
+    assert.deepEqual(argv.slice(argv.indexOf("--seccomp"), argv.indexOf("--seccomp") + 2), [
+      "--seccomp",
+      "3",
+    ]);
+    const tool = renderSandbox(set(), limited, TOOL).argv;
+    assert.deepEqual(tool.slice(4, 6), ["", ""], "tool children (Deno threads) are not limited");
+    // A scope with approved network reaches the proxy's Unix socket: its filter allows them.
+    const both = {
+      ...limited,
+      egressSocket: "/tmp/odek-egress-x/proxy.sock",
+      seccompEgressFile: "/tmp/odek-seccomp-x/egress.bpf",
+    };
+    const online = { ...set(), network: { type: "proxy" as const, allowDomains: [] } };
+    assert.equal(renderSandbox(online, both, PROGRAM).argv[6], "/tmp/odek-seccomp-x/egress.bpf");
+    assert.equal(
+      renderSandbox(set(), both, PROGRAM).argv[6],
+      "/tmp/odek-seccomp-x/unix_sockets.bpf",
+    );
+    assert.throws(() => renderSandbox(set(), { ...limited, maxProcesses: 2 }, PROGRAM), RangeError);
+  });
+  await t.step("every tmpfs has a size: /tmp and the home the cap, hiding ones 1 MiB", () => {
+    const { argv } = renderSandbox(set(), { ...CONTEXT, tmpfsMaxBytes: 64 << 20 }, PROGRAM);
+    const sizes = new Map<string, string>();
+    argv.forEach((arg, i) => {
+      if (arg !== "--tmpfs") return;
+      assert.equal(argv[i - 2], "--size", `${argv[i + 1]} has no --size`);
+      sizes.set(argv[i + 1], argv[i - 1]);
+    });
+    assert.deepEqual(Object.fromEntries(sizes), {
+      "/tmp": String(64 << 20),
+      "/run": String(1 << 20),
+      "/home/u": String(64 << 20),
+      "/home/u/.odek": String(1 << 20),
+      "/opt/odek": String(1 << 20),
+    });
+    assert.throws(
+      () => renderSandbox(set(), { ...CONTEXT, tmpfsMaxBytes: 1000 }, PROGRAM),
+      RangeError,
+    );
   });
   await t.step("proxy network policy stays offline until the egress proxy exists", () => {
     const { argv } = renderSandbox(
@@ -203,7 +273,8 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       assert.ok(!argv.some((a) => a.startsWith("--allow-net") || a === EGRESS_SOCKET_IN_SANDBOX));
       const at = argv.indexOf("/tmp/odek-egress-x");
       assert.equal(argv[at - 1], "--tmpfs");
-      assert.deepEqual([...argv.slice(0, at - 1), ...argv.slice(at + 1)], plain);
+      assert.equal(argv[at - 3], "--size"); // a hiding tmpfs is capped at 1 MiB
+      assert.deepEqual([...argv.slice(0, at - 3), ...argv.slice(at + 1)], plain);
     }
   });
   await t.step("mode none: the Deno flags alone / the bare program", () => {

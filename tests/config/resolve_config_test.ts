@@ -222,3 +222,18 @@ Deno.test("resolveConfig() reads network.allowDomains from the file and ODEK_ALL
     },
   );
 });
+
+Deno.test("resolveConfig() reads the sandbox process limit from ODEK_SANDBOX_MAX_PROCESSES", async () => {
+  const config = await resolveConfig({
+    configFile: "/nonexistent/odek/config.jsonc",
+    env: { ODEK_SANDBOX_MAX_PROCESSES: "256" },
+  });
+  assert.equal(config.sandboxMaxProcesses, 256);
+  await assert.rejects(
+    resolveConfig({
+      configFile: "/nonexistent/odek/config.jsonc",
+      env: { ODEK_SANDBOX_MAX_PROCESSES: "2" },
+    }),
+    /sandboxMaxProcesses/,
+  );
+});

@@ -1,0 +1,3 @@
+import { registerSuite } from "./_suite.ts";
+
+registerSuite("forced_read");

@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { findPidsCgroup } from "../../src/broker/find_pids_cgroup.ts";
+import { SandboxBroker } from "../../src/broker/sandbox_broker.ts";
+import { sandboxTest } from "../_helpers/sandbox.ts";
+import { FIXTURE_MAX_PROCESSES, makeContainmentFixture } from "./_fixture.ts";
+
+const probe = await findPidsCgroup();
+const NAME =
+  "a fork bomb in a shell sandbox stays under its pids limit and the host can still spawn";
+
+if (probe.type === "cgroup") {
+  sandboxTest(NAME, async () => {
+    await using f = await makeContainmentFixture();
+    assert.equal(f.context.pidsCgroup, probe.dir);
+    const broker = new SandboxBroker({
+      context: f.context,
+      resolveWorkspace: () => Promise.resolve(f.ws),
+      trustLevel: "standard",
+    });
+    // Sample every per-sandbox group under odek's pids cgroup while the bomb runs (from bash:
+    // Deno refuses /sys without --allow-all).
+    const sampler = new Deno.Command("bash", {
+      args: [
+        "-c",
+        'while :; do for d in "$1"/s[0-9]*; do echo "${d##*/} $(cat $d/pids.current $d/pids.max 2>/dev/null | tr "\\n" " ")"; done; sleep 0.02; done',
+        "sample",
+        probe.dir,
+      ],
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const samples = new Response(sampler.stdout).text();
+    try {
+      const result = await broker.run({
+        id: "bomb",
+        name: "shell",
+        args: {
+          command:
+            "for f in /sys/fs/cgroup/pids/s*/pids.max /sys/fs/cgroup/pids/*/s*/pids.max; do echo max > $f; done 2>/dev/null; :(){ :|:& };:; sleep 2",
+          timeout_seconds: 3,
+        },
+        verdict: {
+          parts: [{ riskClass: "read", subject: "bomb", targets: [] }],
+          decision: "allow",
+          reason: "forced",
+        },
+      });
+      const text = result.ok ? result.output : result.error.message;
+      assert.match(text, /fork: (retry: )?Resource temporarily unavailable/, "no fork was refused");
+    } finally {
+      sampler.kill("SIGKILL");
+      await sampler.status;
+      await broker.close();
+    }
+    const groups = new Set<string>();
+    const limits = new Set<string>();
+    let peak = 0;
+    for (const line of (await samples).split("\n")) {
+      const [group, current, max] = line.trim().split(/\s+/);
+      if (!group || current === undefined || max === undefined) continue;
+      groups.add(group);
+      // Other odek processes on this machine may have groups here too: only ours is capped at
+      // FIXTURE_MAX_PROCESSES, so judge the groups that ever showed that cap or none at all.
+      limits.add(max);
+      if (max === String(FIXTURE_MAX_PROCESSES) || max === "max") {
+        peak = Math.max(peak, Number(current));
+      }
+    }
+    // Other odek processes on this machine may have groups here too; only ours ran a bomb.
+    assert.ok(peak > FIXTURE_MAX_PROCESSES / 2, `the bomb never grew (peak ${peak})`);
+    assert.ok(peak <= FIXTURE_MAX_PROCESSES, `peak ${peak} > ${FIXTURE_MAX_PROCESSES}`);
+    assert.ok(!limits.has("max"), "a sandbox group without a limit (or one raised to max)");
+    const spawned = await new Deno.Command("true").output();
+    assert.equal(spawned.code, 0, "the host can still spawn processes");
+  });
+} else {
+  console.error(`skipping "${NAME}": ${probe.reason} (no fork bomb runs without a limit)`);
+  Deno.test({ name: NAME, ignore: true, fn() {} });
+}
