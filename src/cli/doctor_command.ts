@@ -119,6 +119,8 @@ export function renderDoctorReport(report: DoctorReport): string {
     layers.docker,
   );
   layer("pids limit", layers.pidsLimit);
+  layer("seccomp filter", layers.seccomp);
+  layer("root secrets", layers.rootSecrets);
   const ws = report.workspace;
   lines.push(`workspace (${ws.kind})`);
   row(ws.ok ? "ok" : "UNUSABLE", ws.ok ? ws.path! : ws.error!);

@@ -21,6 +21,7 @@ import {
   probeDocker,
 } from "../broker/sandbox_probes.ts";
 import { ODEK_VERSION } from "./version.ts";
+import { probeContainmentLayers } from "./_doctor_layers.ts";
 
 /** One protection layer: whether it is active for runs, and what was seen. */
 export interface DoctorLayer {
@@ -51,6 +52,8 @@ export interface DoctorReport {
     egressGuard: DoctorLayer;
     docker: DoctorLayer & Omit<DockerProbe, "error">;
     pidsLimit: DoctorLayer;
+    seccomp: DoctorLayer;
+    rootSecrets: DoctorLayer;
   };
   workspace: {
     requested: string;
@@ -142,6 +145,7 @@ export async function doctorReport(
       );
     }
     const onlyLo = bwrap?.started === true && bwrap.interfaces.join(",") === "lo";
+    const more = await probeContainmentLayers(base, config.network.allowDomains, mode);
     const { error: _dockerError, ...dockerFacts } = docker;
     return {
       ok: problems.length === 0,
@@ -192,11 +196,7 @@ export async function doctorReport(
               ? `interfaces inside a sandbox: ${bwrap.interfaces.join(", ") || "(none)"}`
               : "needs a working bwrap",
           },
-        egressGuard: {
-          status: "unavailable",
-          detail:
-            "the egress proxy is not built yet, so an approved network part gets no network either",
-        },
+        egressGuard: more.egressGuard,
         docker: {
           status: docker.started ? (mode === "docker" ? "active" : "inactive") : "unavailable",
           detail: docker.error ??
@@ -210,11 +210,9 @@ export async function doctorReport(
             status: docker.started ? "active" : "unavailable",
             detail: `--pids-limit ${DOCKER_PIDS_LIMIT}`,
           }
-          : {
-            status: "unavailable",
-            detail:
-              "not set by odek: a bwrap sandbox's pid namespace dies with its command, but a fork bomb inside it is not bounded",
-          },
+          : more.pidsLimit,
+        seccomp: more.seccomp,
+        rootSecrets: more.rootSecrets,
       },
       workspace,
       addDirs,

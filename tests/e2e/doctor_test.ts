@@ -25,7 +25,8 @@ sandboxTest(
     assert.match(report.layers.bwrap.version ?? "", /^\d+\.\d+/);
     assert.equal(report.layers.networkNamespace.status, "active");
     assert.match(report.layers.networkNamespace.detail, /: lo$/);
-    assert.equal(report.layers.egressGuard.status, "unavailable");
+    assert.equal(report.layers.egressGuard.status, "active");
+    assert.equal(report.layers.seccomp.status, "active");
     assert.equal(report.deno.children.version, Deno.version.deno);
     assert.equal(report.deno.children.source, "self");
     assert.deepEqual(report.workspace, {
