@@ -94,11 +94,9 @@ sandboxTest(
     await plant(fx);
     const env = { ODEK_API_KEY: API_KEY, MY_SERVICE_TOKEN: ENV_TOKEN };
     const cassette = join(fx.home, "run.cassette.json");
-    const help = await fx.run(["run", "--help"]);
-    const eventsFlag = help.stdout.includes("--events-jsonl");
     const eventsFile = join(fx.home, "events.jsonl");
 
-    // 1. The terminal run, recording a cassette (and an events file where the flag exists).
+    // 1. The terminal run, recording a cassette and an events file.
     await using server = await startFakeOpenAIServer({ turns: turns() });
     const terminal = await fx.run([
       "run",
@@ -106,7 +104,8 @@ sandboxTest(
       server.url,
       "--record",
       cassette,
-      ...(eventsFlag ? ["--events-jsonl", eventsFile] : []),
+      "--events-jsonl",
+      eventsFile,
       "read the configuration files",
     ], { env });
     assert.equal(terminal.code, 0, terminal.stderr);
@@ -146,13 +145,9 @@ sandboxTest(
     const recorded = await Deno.readTextFile(cassette);
     assertNoSecret("cassette", recorded);
     assert.match(recorded, /DATABASE_PASSWORD=\[REDACTED\]/);
-    if (eventsFlag) {
-      assertNoSecret("events file", await Deno.readTextFile(eventsFile));
-    } else {
-      console.error(
-        "note: odek run has no --events-jsonl in this build: events-file check skipped",
-      );
-    }
+    const audit = await Deno.readTextFile(eventsFile);
+    assert.match(audit, /"type":"tool_call_completed"/);
+    assertNoSecret("events file", audit);
 
     // 2. The same run with --json.
     await using server2 = await startFakeOpenAIServer({ turns: turns() });
