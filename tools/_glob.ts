@@ -83,7 +83,9 @@ export async function glob(
       } else if (isMatch(rel)) {
         const found = join(base, rel);
         // A match in a granted directory outside the workspace is shown absolute.
-        matches.push(isWithin(root, found) ? relative(root, found) || "." : found);
+        matches.push(
+          isWithin(root, found) ? relative(root, found) || "." : found,
+        );
       }
     }
   }

@@ -6,7 +6,15 @@
  *
  * @module
  */
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import {
+  basename,
+  dirname,
+  isAbsolute,
+  join,
+  relative,
+  resolve,
+  sep,
+} from "node:path";
 import { ToolFailure } from "./_protocol.ts";
 
 /**
@@ -72,7 +80,12 @@ export async function resolveWriteTarget(
   extraRoots: readonly string[] = [],
 ): Promise<string> {
   const { root, abs } = await containing(workspace, path, extraRoots);
-  if (abs === root) throw new ToolFailure("failed", `${path} is the workspace directory itself`);
+  if (abs === root) {
+    throw new ToolFailure(
+      "failed",
+      `${path} is the workspace directory itself`,
+    );
+  }
   if (await lexists(abs)) {
     const real = await realInside(root, abs, path);
     if ((await Deno.stat(real)).isDirectory) {
@@ -173,7 +186,9 @@ async function containing(
   const abs = resolve(root, path);
   if (!isWithin(root, abs)) {
     for (const extra of extraRoots) {
-      if (isAbsolute(extra) && isWithin(extra, abs)) return { root: extra, abs };
+      if (isAbsolute(extra) && isWithin(extra, abs)) {
+        return { root: extra, abs };
+      }
     }
   }
   return { root, abs: lexicallyInside(root, path) };
@@ -212,7 +227,9 @@ async function realInside(
   const how = link === undefined
     ? `resolves to ${real}`
     : `${
-      link.path === resolve(root, shown) ? "is a symlink" : `goes through the symlink ${link.path}`
+      link.path === resolve(root, shown)
+        ? "is a symlink"
+        : `goes through the symlink ${link.path}`
     } pointing to ${link.target}`;
   throw new ToolFailure(
     "denied",

@@ -6,7 +6,12 @@
  * @module
  */
 import { z } from "zod";
-import { failureResponse, ToolFailure, ToolRequestSchema, type ToolResponse } from "./_protocol.ts";
+import {
+  failureResponse,
+  ToolFailure,
+  ToolRequestSchema,
+  type ToolResponse,
+} from "./_protocol.ts";
 
 /**
  * A tool of a child: gets the request's workspace, raw arguments and the extra directories
@@ -78,7 +83,9 @@ export async function answerRequestLine(
     return { id, ok: true, output: await run(workspace, args, roots ?? []) };
   } catch (error) {
     if (error instanceof z.ZodError) {
-      const message = `Invalid arguments for ${tool}: ${z.prettifyError(error)}`;
+      const message = `Invalid arguments for ${tool}: ${
+        z.prettifyError(error)
+      }`;
       return failureResponse(
         id,
         tool,

@@ -62,7 +62,11 @@ export function startForwarder(socketPath: string, port = 0): Forwarder {
   };
 }
 
-async function forward(client: Deno.Conn, socketPath: string, open: Set<Deno.Conn>) {
+async function forward(
+  client: Deno.Conn,
+  socketPath: string,
+  open: Set<Deno.Conn>,
+) {
   let proxy: Deno.Conn | null = null;
   try {
     proxy = await Deno.connect({ transport: "unix", path: socketPath });
@@ -80,7 +84,9 @@ async function forward(client: Deno.Conn, socketPath: string, open: Set<Deno.Con
 }
 
 async function pump(from: Deno.Conn, to: Deno.Conn): Promise<void> {
-  await from.readable.pipeTo(to.writable, { preventClose: true }).catch(() => {});
+  await from.readable.pipeTo(to.writable, { preventClose: true }).catch(
+    () => {},
+  );
   await to.closeWrite().catch(() => {});
 }
 

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { htmlToPageText } from "./_html_text.ts";
-import { type ChildTool, serveTools } from "./_serve_tools.ts";
+import { answerRequestLine, serveLines } from "./_serve.ts";
 import { EgressClient, type WebResponse } from "./_web_fetch.ts";
 
 /** Body bytes read at most per response (10 MiB, odek-go §4.1 caps a snapshot at 1 MiB). */
@@ -40,6 +40,12 @@ export const BrowserArgsSchema = z.strictObject({
   timeout_seconds: timeout,
 });
 
+/** A web tool: gets the (unused) workspace and the raw arguments, returns the model's text. */
+export type WebTool = (
+  workspace: string,
+  args: Record<string, unknown>,
+) => Promise<string>;
+
 /**
  * The web tools, bound to one egress client.
  *
@@ -55,7 +61,7 @@ export const BrowserArgsSchema = z.strictObject({
  * if (denied !== "denied") throw new Error(String(denied));
  * ```
  */
-export function webTools(client: EgressClient): Record<string, ChildTool> {
+export function webTools(client: EgressClient): Record<string, WebTool> {
   return {
     http_request: async (_workspace, raw) => {
       const args = HttpRequestArgsSchema.parse(raw);
@@ -146,7 +152,9 @@ function formatPage(response: WebResponse): string {
         page.text.length - MAX_PAGE_CHARS
       } more characters]`
       : page.text;
-    const links = page.links.map((link) => `[${link.n}] ${link.text || "(no text)"} — ${link.url}`);
+    const links = page.links.map((link) =>
+      `[${link.n}] ${link.text || "(no text)"} — ${link.url}`
+    );
     return [
       head,
       `title: ${page.title || "(none)"}`,
@@ -158,7 +166,9 @@ function formatPage(response: WebResponse): string {
     ].join("\n");
   }
   if (!isText(contentType, response.body)) {
-    return `${head}\n(not a page: ${contentType || "unknown type"}, ${response.body.length} bytes)`;
+    return `${head}\n(not a page: ${
+      contentType || "unknown type"
+    }, ${response.body.length} bytes)`;
   }
   return `${head}\n\n${decoded.slice(0, MAX_PAGE_CHARS)}`;
 }
@@ -167,11 +177,11 @@ if (import.meta.main) {
   const flag = Deno.args.find((arg) => arg.startsWith("--egress-socket="));
   const client = new EgressClient(flag?.slice("--egress-socket=".length));
   try {
-    await serveTools(
-      webTools(client),
-      "web",
+    const tools = webTools(client);
+    await serveLines(
       Deno.stdin.readable,
       Deno.stdout.writable,
+      (line) => answerRequestLine(tools, "web", line),
     );
   } finally {
     client.close();
