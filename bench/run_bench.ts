@@ -19,7 +19,16 @@ import { sandboxBench } from "./sandbox_bench.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const MAIN = join(ROOT, "main.ts");
-const FLAGS = ["run", "--allow-read", "--allow-write", "--allow-env", "--allow-net", "--allow-run"];
+const FLAGS = [
+  "run",
+  "--no-prompt",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-net",
+  "--allow-run",
+  "--allow-sys=uid,gid",
+];
 const STEPS = 30;
 
 function median(values: number[]): number {

@@ -21,11 +21,13 @@ delete env.OPENAI_API_KEY;
 const child = new Deno.Command(Deno.execPath(), {
   args: [
     "run",
+    "--no-prompt",
     "--allow-read",
     "--allow-write",
     "--allow-env",
     "--allow-net",
     "--allow-run",
+    "--allow-sys=uid,gid",
     join(root, "main.ts"),
     "run",
     "--replay",

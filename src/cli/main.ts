@@ -57,6 +57,8 @@ export async function main(args: string[], io: CliIO): Promise<number> {
         throw new OdekError("USAGE", `Unknown command "${command}". Run "odek --help".`);
     }
   } catch (error) {
+    // The reader of stdout went away (`odek sessions list | head`): nothing left to say to it.
+    if (error instanceof Deno.errors.BrokenPipe) return 0;
     const message = error instanceof OdekError
       ? error.message
       : `Unexpected error: ${

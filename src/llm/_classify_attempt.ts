@@ -99,6 +99,10 @@ export function classifyAttempt(err: unknown, ctx: ClassifyContext): AttemptOutc
     };
   }
   const detail = causeText(err);
+  // The fetch standard's "bad ports" (9, 25, 6000, …): no retry can help.
+  if (/port \d+ (?:is|are) blocked/i.test(detail)) {
+    return { type: "failure", failure: { type: "fatal", reason: "blocked_port" }, error: mapped };
+  }
   if (/refused/i.test(detail)) {
     return { type: "failure", failure: { type: "unreachable", reason: "refused" }, error: mapped };
   }

@@ -13,11 +13,13 @@ export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
 /** The task's permission flags (as in deno.json's `odek` task). */
 export const ODEK_FLAGS = [
   "run",
+  "--no-prompt",
   "--allow-read",
   "--allow-write",
   "--allow-env",
   "--allow-net",
   "--allow-run",
+  "--allow-sys=uid,gid",
 ];
 
 /** A private layout for one test: dispose it to delete everything. */

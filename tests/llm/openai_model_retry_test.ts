@@ -264,3 +264,24 @@ Deno.test("OpenAIModel: a retry wait ends at once when the run is aborted", asyn
   assert.equal(err, controller.signal.reason);
   assert.ok(performance.now() - started < 30_000, "did not wait the minute out");
 });
+
+Deno.test("OpenAIModel fails at once on a port fetch blocks (http://127.0.0.1:9), naming the port", async () => {
+  const retries: ModelRetry[] = [];
+  const clock = new FakeClock();
+  const model = new OpenAIModel({
+    baseURL: "http://127.0.0.1:9/v1",
+    apiKey: KEY,
+    model: "m",
+    clock,
+  });
+  const err = await rejection(model.complete({
+    messages: [{ role: "user", content: "hi" }],
+    tools: [],
+    iteration: 1,
+    onRetry: (r) => retries.push(r),
+  }));
+  assert.ok(err instanceof OdekError && err.code === "MODEL_UNREACHABLE", String(err));
+  assert.match(err.message, /fetch refuses port 9 .*serve the model on another port/);
+  assert.deepEqual(retries, []);
+  assert.deepEqual(clock.sleeps, []);
+});
