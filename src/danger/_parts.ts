@@ -114,6 +114,15 @@ export class PartList {
   remove(raw: string): void {
     if (raw === "") return;
     const place = this.#scope.paths.locate(raw, this.#cwd);
+    const holds = place.kind === "unresolved" || place.kind === "tcp"
+      ? null
+      : this.#scope.paths.holds(place.path);
+    if (holds === "protected") {
+      return this.add("blocked", "deletes a directory that holds a protected root", [place.path]);
+    }
+    if (holds === "workspace" && place.kind !== "workspace_root") {
+      return this.add("destructive", "deletes a directory that holds the workspace", [place.path]);
+    }
     switch (place.kind) {
       case "workspace":
         return this.add("local_write", "deletes in the workspace", [place.path]);

@@ -5,6 +5,7 @@
  * @module
  */
 import { posix } from "node:path";
+import picomatch from "picomatch";
 import { DYNAMIC } from "./_types.ts";
 
 /** The kind of place a path names. */
@@ -111,6 +112,13 @@ function underAny(path: string, roots: string[]): boolean {
   return roots.some((root) => within(path, root));
 }
 
+/** `dir` and each of its ancestors, longest first (`/a/b` → `/a/b`, `/a`, `/`). */
+function selfAndAncestors(dir: string): string[] {
+  const out = [dir];
+  while (out.at(-1) !== "/") out.push(posix.dirname(out.at(-1)!));
+  return out;
+}
+
 /** Locates paths for one workspace, home and set of protected roots. */
 export class PathScope {
   readonly #workspace: string;
@@ -151,6 +159,31 @@ export class PathScope {
     const path = this.resolve(raw, cwd);
     if (path === null) return { kind: "unresolved", path: raw.replaceAll(DYNAMIC, "$?") };
     return { kind: this.#kindOf(path), path };
+  }
+
+  /**
+   * What deleting (or moving away) `path` would take with it besides itself: `protected` when a
+   * protected root lies inside it, `workspace` when the workspace or a writable added directory
+   * does (`rm -rf ..`, `rm -rf /tmp` for a workspace under `/tmp`), else `null`. A path with glob
+   * characters (`/tmp/*`, `/tmp/proj*`) counts when it matches such a directory or an ancestor of
+   * one; `DIR/…` (what `find DIR … -delete` removes) counts for the workspace only, since a filter
+   * may spare the rest. Paths inside a protected root or the workspace are not "holding" ones: see
+   * `locate`.
+   *
+   * @param path an absolute, normalised path, as `locate` returns it
+   */
+  holds(path: string): "protected" | "workspace" | null {
+    // `DIR/…` (find -delete) is everything below DIR.
+    const below = path.endsWith("/…") ? path.slice(0, -2) || "/" : null;
+    const glob = below === null && /[*?[]/.test(path) ? picomatch(path, { dot: true }) : null;
+    const covers = (dir: string) =>
+      below !== null
+        ? dir !== below && within(dir, below)
+        : selfAndAncestors(dir).some((a) => (glob ? glob(a) : a === path && a !== dir));
+    // A find filter (`-name x`) may spare a protected root: `DIR/…` asks rather than blocks.
+    if (below === null && this.#protected.some(covers)) return "protected";
+    if ([this.#workspace, ...this.#added].some(covers)) return "workspace";
+    return null;
   }
 
   #kindOf(path: string): PlaceKind {

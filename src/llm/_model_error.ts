@@ -120,7 +120,9 @@ export function causeText(err: unknown): string {
 function connectionReason(detail: string): string {
   const port = /port (\d+) (?:is|are) blocked/i.exec(detail);
   if (port) {
-    return `fetch refuses port ${port[1]} (one of the ports the fetch standard blocks); serve the model on another port`;
+    return `fetch refuses port ${
+      port[1]
+    } (one of the ports the fetch standard blocks); serve the model on another port`;
   }
   if (/refused/i.test(detail)) return "connection refused";
   if (/dns error|lookup address|name or service not known|nodename nor servname/i.test(detail)) {

