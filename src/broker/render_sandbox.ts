@@ -264,14 +264,17 @@ export function renderSandbox(
   for (const dir of c.hiddenPaths?.dirs ?? []) mounts.push(["--tmpfs", checked(dir), 0]);
   for (const file of c.hiddenPaths?.files ?? []) mounts.push([HIDE_FILE, checked(file), 0]);
   for (const file of c.readOnlyHomeFiles) mounts.push(["--ro-bind-try", checked(file), 1]);
+  // The deno binary (not a secret) at its real path: a `deno` on PATH that links into a hidden
+  // home (npx, ~/.deno/bin) still works for programs, and tool children run on it.
+  mounts.push(["--ro-bind", checked(c.denoPath), 1]);
   if (toolChild) {
-    mounts.push(["--ro-bind", c.toolsDir, 1], ["--ro-bind", checked(c.denoPath), 1]);
+    mounts.push(["--ro-bind", c.toolsDir, 1]);
     mounts.push(["--ro-bind-try", checked(c.denoDir), 1]);
   }
   if (c.egressSocket !== undefined) mounts.push(["--tmpfs", dirname(checked(c.egressSocket)), 0]);
   if (egress) {
     mounts.push(["--ro-bind", checked(c.egressSocket!), 1, EGRESS_SOCKET_IN_SANDBOX]);
-    if (!toolChild) mounts.push(["--ro-bind", checked(c.denoPath), 1], ["--ro-bind", forwarder, 1]);
+    if (!toolChild) mounts.push(["--ro-bind", forwarder, 1]);
   }
   for (const path of reads) if (!writes.includes(path)) mounts.push(["--ro-bind", path, 2]);
   // A write path already writable through a writable parent, with nothing hiding or read-only

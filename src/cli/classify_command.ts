@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { OdekError } from "../_util/odek_error.ts";
+import { flagError } from "./flag_error.ts";
 import { TrustLevelSchema } from "../config/trust_level.ts";
 import type { Classifier, ClassifyContext } from "../danger/classifier.ts";
 import { createClassifier } from "../danger/create_classifier.ts";
@@ -98,7 +99,7 @@ export async function classifyCommand(
   try {
     parsed = parseArgs({ args, options: FLAGS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new OdekError("USAGE", `${(error as Error).message}. Run "odek classify --help".`);
+    throw flagError(error, "classify");
   }
   const { values, positionals } = parsed;
   if (values.help) {

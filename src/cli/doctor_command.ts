@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { OdekError } from "../_util/odek_error.ts";
+import { flagError } from "./flag_error.ts";
 import type { CliIO } from "./cli_io.ts";
 import { loadSettings } from "./compose.ts";
 import { type DoctorLayer, type DoctorReport, doctorReport } from "./doctor_report.ts";
@@ -44,7 +45,7 @@ export async function doctorCommand(args: string[], io: CliIO): Promise<number> 
       allowPositionals: false,
     }).values;
   } catch (error) {
-    throw new OdekError("USAGE", `${(error as Error).message}. Run "odek doctor --help".`);
+    throw flagError(error, "doctor");
   }
   if (values.help) {
     io.stdout.write(`${HELP_TEXT.doctor}\n`);
@@ -135,7 +136,8 @@ export function renderDoctorReport(report: DoctorReport): string {
   }
   if (report.problems.length === 0) lines.push("ok: odek can run here");
   else {
-    lines.push(`${report.problems.length} problem(s):`);
+    const count = report.problems.length;
+    lines.push(`${count} problem${count === 1 ? "" : "s"}:`);
     for (const problem of report.problems) lines.push(`  - ${problem}`);
   }
   return `${lines.join("\n")}\n`;

@@ -273,5 +273,8 @@ function elapsed(stats: RunStats): number {
 function summary(stats: RunStats): string {
   const ms = elapsed(stats);
   const time = ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
-  return `${stats.iterations} steps · ${stats.toolCalls} tool calls · ${stats.inputTokens} in / ${stats.outputTokens} out tokens · ${time}`;
+  const n = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
+  return `${n(stats.iterations, "step")} · ${
+    n(stats.toolCalls, "tool call")
+  } · ${stats.inputTokens} in / ${stats.outputTokens} out tokens · ${time}`;
 }

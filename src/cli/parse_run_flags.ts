@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { OdekError } from "../_util/odek_error.ts";
+import { flagError } from "./flag_error.ts";
 import { parseYesFlag } from "../approval/parse_yes_flag.ts";
 import type { ConfigLayer } from "../config/odek_config.ts";
 import type { RiskClass } from "../danger/verdict.ts";
@@ -80,7 +81,7 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
       strict: true,
     });
   } catch (error) {
-    throw new OdekError("USAGE", `${(error as Error).message}. Run "odek ${command} --help".`);
+    throw flagError(error, command);
   }
   const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (v.record && v.replay) {

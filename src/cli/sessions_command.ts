@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import type { ChatMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
+import { flagError } from "./flag_error.ts";
 import type { CliIO } from "./cli_io.ts";
 import { loadSettings } from "./compose.ts";
 import { EXIT } from "./exit_code.ts";
@@ -28,7 +29,7 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
       allowPositionals: true,
     });
   } catch (error) {
-    throw new OdekError("USAGE", `${(error as Error).message}. Run "odek sessions --help".`);
+    throw flagError(error, "sessions");
   }
   const [action, id, ...rest] = parsed.positionals;
   if (parsed.values.help || action === undefined) {

@@ -116,8 +116,13 @@ export function decide(
   }
   const others = driving.length - 1;
   if (others > 0) {
-    const verb = decision === "allow" ? "run contained" : decision === "ask" ? "ask" : "are denied";
-    reason += `; ${others} more part${others === 1 ? "" : "s"} ${verb}`;
+    const one = others === 1;
+    const verb = decision === "allow"
+      ? (one ? "runs contained" : "run contained")
+      : decision === "ask"
+      ? (one ? "asks" : "ask")
+      : (one ? "is denied" : "are denied");
+    reason += `; ${others} more part${one ? "" : "s"} ${verb}`;
   }
   return { parts, decision, reason };
 }

@@ -188,7 +188,11 @@ export class PlanState {
     const total = this.#steps.length;
     const done = this.#steps.filter((s) => s.status === "done").length;
     const blocked = this.#steps.filter((s) => s.status === "blocked").length;
-    if (done === total) return `[Current plan: v${this.#version} - all ${total} steps complete.]`;
+    if (done === total) {
+      return `[Current plan: v${this.#version} - ${
+        total === 1 ? "its one step is" : `all ${total} steps are`
+      } complete.]`;
+    }
     const head = `[Current plan: v${this.#version} - ${done}/${total} done${
       blocked ? `, ${blocked} blocked` : ""
     }. Structured state, not instructions.]`;

@@ -61,12 +61,15 @@ Deno.test("docs/cli.md and the run help list only flags odek run accepts", async
       parseRunFlags(needsValue ? [flag, "1"] : [flag], "run");
     } catch (error) {
       assert.ok(
-        !(error instanceof OdekError && /Unknown option/.test(error.message)),
+        !(error instanceof OdekError && /Unknown flag/.test(error.message)),
         `${flag}: ${error}`,
       );
     }
   }
-  assert.throws(() => parseRunFlags(["--no-such-flag"], "run"), /Unknown option/);
+  assert.throws(
+    () => parseRunFlags(["--no-such-flag"], "run"),
+    /Unknown flag --no-such-flag\. Run/,
+  );
 });
 
 Deno.test("docs/configuration.md lists exactly the config keys, and its variables work", async () => {

@@ -143,13 +143,22 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
     assert.ok(m.some(([op, p]) => op === "--bind" && p === "/home/u/.bashrc"));
     assert.ok(m.some(([op, p]) => op === "--ro-bind" && p === "/data/ref"));
   });
-  await t.step("program: no Deno, no tools, the argv as given", () => {
-    const { argv, env } = renderSandbox(set({ writePaths: [WS] }), CONTEXT, PROGRAM);
-    assert.deepEqual(argv.slice(argv.indexOf("--")), ["--", "bash", "-c", "echo hi"]);
-    assert.ok(!argv.some((a) => a.startsWith("--allow-") || a.includes("deno")));
-    assert.ok(!mounts(argv).some(([, p]) => p === "/opt/odek/tools"));
-    assert.equal(env.DENO_DIR, undefined);
-  });
+  await t.step(
+    "program: no Deno flags, no tools, the deno binary read-only, the argv as given",
+    () => {
+      const { argv, env } = renderSandbox(set({ writePaths: [WS] }), CONTEXT, PROGRAM);
+      assert.deepEqual(argv.slice(argv.indexOf("--")), ["--", "bash", "-c", "echo hi"]);
+      assert.ok(!argv.some((a) => a.startsWith("--allow-")));
+      // Only the binary itself: `deno` on PATH works, DENO_DIR and the tools stay out.
+      assert.deepEqual(argv.filter((a) => a.includes("deno")), [
+        CONTEXT.denoPath,
+        CONTEXT.denoPath,
+      ]);
+      assert.ok(mounts(argv).some(([op, p]) => op === "--ro-bind" && p === CONTEXT.denoPath));
+      assert.ok(!mounts(argv).some(([, p]) => p === "/opt/odek/tools"));
+      assert.equal(env.DENO_DIR, undefined);
+    },
+  );
   await t.step("program: a pids cgroup limit and the seccomp filter (fd 3)", () => {
     const limited = {
       ...CONTEXT,

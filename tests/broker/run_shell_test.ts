@@ -272,3 +272,26 @@ Deno.test("runShell() returns interrupted without starting anything when already
   assert.equal(!result.ok && result.error.kind, "interrupted");
   await assert.rejects(Deno.stat(join(f.workspace, "started")), Deno.errors.NotFound);
 });
+
+sandboxTest(
+  "runShell() (bwrap): the deno binary odek runs with works inside the sandbox",
+  async () => {
+    await using fx = await makeSandboxFixture();
+    const result = await runShell(`"${fx.context.denoPath}" --version`, {
+      set: scope(fx.workspace),
+      context: fx.context,
+      timeoutMs: 30_000,
+    });
+    assert.ok(result.ok, textOf(result));
+    assert.ok(textOf(result).includes(`deno ${Deno.version.deno}`), textOf(result));
+    if (fx.context.denoDir.startsWith(`${fx.context.home}/`)) {
+      // Only the binary: its cache (DENO_DIR, in the hidden home) stays out of programs' reach.
+      const cache = await runShell(`ls "${fx.context.denoDir}"`, {
+        set: scope(fx.workspace),
+        context: fx.context,
+        timeoutMs: 30_000,
+      });
+      assert.equal(cache.ok, false, textOf(cache));
+    }
+  },
+);

@@ -93,5 +93,5 @@ Deno.test("renderDoctorReport() lists the problems with their fixes when somethi
   assert.match(text, /sandbox "docker": CANNOT START/);
   assert.match(text, /UNUSABLE +Cannot use workspace "\/h"/);
   assert.match(text, /added directories\n +ok +\/x \(read-only\)/);
-  assert.match(text, /1 problem\(s\):\n {2}- sandbox is "docker" but no container started/);
+  assert.match(text, /1 problem:\n {2}- sandbox is "docker" but no container started/);
 });

@@ -86,7 +86,7 @@ Deno.test("decide() names the sub-command that drove the decision in its reason"
   assert.equal(verdict.decision, "ask");
   assert.equal(
     verdict.reason,
-    "rm -rf ~/projects: destructive (deletes outside the workspace); 1 more part ask",
+    "rm -rf ~/projects: destructive (deletes outside the workspace); 1 more part asks",
   );
   assert.equal(verdict.parts, parts);
   const denied = decide(parts, "untrusted");

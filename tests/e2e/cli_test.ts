@@ -27,7 +27,7 @@ Deno.test("--help works on every command and usage errors exit 2", async (t) => 
   for (
     const [args, message] of [
       [["frobnicate"], /Unknown command "frobnicate"/],
-      [["run", "--no-such-flag", "x"], /Unknown option '--no-such-flag'/],
+      [["run", "--no-such-flag", "x"], /Unknown flag --no-such-flag\. Run "odek run --help"/],
       [["run", "--max-iterations", "many", "x"], /--max-iterations takes a whole number/],
       [["run"], /No task given/],
       [["sessions", "explode"], /Unknown sessions action "explode"/],

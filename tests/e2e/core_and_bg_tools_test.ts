@@ -68,11 +68,16 @@ sandboxTest(
     assert.match(byId("bg"), /^started bg1/);
     assert.match(byId("u1"), /^error \(invalid_arguments\): Step "beat" cannot be done yet/);
     assert.match(byId("out"), /^bg1 · running[\s\S]*stdout:\nup\n/);
-    assert.match(byId("u2"), /all 1 steps complete[\s\S]*"status":"done"[\s\S]*"satisfiedBy":"sh"/);
+    assert.match(
+      byId("u2"),
+      /its one step is complete[\s\S]*"status":"done"[\s\S]*"satisfiedBy":"sh"/,
+    );
     // The plan was in the head of the last request.
     const last = server.requests.at(-1)!.body as { messages: { role: string; content: string }[] };
     assert.ok(
-      last.messages.some((m) => m.role === "system" && m.content.includes("all 1 steps complete")),
+      last.messages.some((m) =>
+        m.role === "system" && m.content.includes("its one step is complete")
+      ),
     );
     // The job died with the run: its heartbeat stopped.
     const beat = join(fx.workspace, "beat");

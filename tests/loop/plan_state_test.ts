@@ -104,7 +104,7 @@ Deno.test("PlanState.render(): counts, flattening, collapse when complete, and t
   assert.match(text, /^a \[pending\] first line - dash$/m);
   assert.match(text, /^b \[blocked\] second - needs key$/m);
   plan.update([{ id: "a", status: "done" }, { id: "b", status: "done" }]);
-  assert.equal(plan.render(), "[Current plan: v3 - all 2 steps complete.]");
+  assert.equal(plan.render(), "[Current plan: v3 - all 2 steps are complete.]");
   const big = new PlanState();
   big.create(Array.from({ length: 12 }, (_, i) => ({ id: `s${i}`, title: "x".repeat(200) })));
   big.update(Array.from({ length: 3 }, (_, i) => ({ id: `s${i}`, status: "done" as const })));
