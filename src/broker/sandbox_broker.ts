@@ -103,6 +103,8 @@ export class SandboxBroker implements ToolBroker {
   /** Shell calls in flight per granted write target, so a placeholder outlives every user. */
   #targetUsers = new Map<string, number>();
   #closed = false;
+  /** Whether the common file-tool children were started ahead of time. */
+  #warmed = false;
 
   /** @param options context, workspace resolver, trust level and timeouts */
   constructor(options: SandboxBrokerOptions) {
@@ -295,7 +297,42 @@ export class SandboxBroker implements ToolBroker {
 
   /** Start a spare sandbox for each shell scope used so far (see `_sandbox_standby.ts`). */
   prepare(): void {
-    if (!this.#closed) this.#standby.prepare();
+    if (this.#closed) return;
+    this.#standby.prepare();
+    if (!this.#warmed) {
+      this.#warmed = true;
+      void this.#warmFileChildren();
+    }
+  }
+
+  /**
+   * Start the file-tool children of the two scopes nearly every run uses (the workspace
+   * read-only, for reads; writable, for writes) while the model thinks about its first turn.
+   */
+  async #warmFileChildren(): Promise<void> {
+    let workspace: string;
+    let addDirs: AddDir[];
+    try {
+      workspace = await this.#options.resolveWorkspace();
+      addDirs = (await this.#options.resolveAddDirs?.()) ?? [];
+    } catch {
+      return; // the first real call reports it
+    }
+    for (const name of ["read_file", "write_file"]) {
+      const invocation = { id: "warm", name, args: { path: "." } };
+      const set = derivePermissions(
+        invocation,
+        fixedVerdict(invocation),
+        this.#options.trustLevel,
+        {
+          workspace,
+          protectedRoots: this.#context.protectedRoots,
+          addDirs,
+        },
+      );
+      if (this.#closed) return;
+      this.#pool.warm(set, workspace);
+    }
   }
 
   /** Kill every tool child and every shell sandbox in flight. Idempotent; later calls fail as data. */

@@ -136,6 +136,23 @@ export class ToolChildPool {
   }
 
   /**
+   * Start the child for a scope ahead of its first call (a no-op when it runs already), so that
+   * call does not wait for deno to start. Never throws: a child that cannot start fails its first
+   * call instead.
+   *
+   * @param set the scope
+   * @param workspace the workspace
+   */
+  warm(set: PermissionSet, workspace: string): void {
+    if (this.#closed) return;
+    try {
+      this.#childFor(set, workspace);
+    } catch {
+      // Reported by the first real call.
+    }
+  }
+
+  /**
    * The pid of the live child for a scope (bwrap's pid when sandboxed), if one is running.
    *
    * @param set the scope

@@ -171,3 +171,50 @@ sandboxTest("SandboxBroker.close() kills a shell command in flight", async () =>
   const after = await broker.run({ id: "c2", name: "shell", args: { command: "true" } });
   assert.equal(kindOf(after), "failed");
 });
+
+sandboxTest(
+  "SandboxBroker.prepare() starts the read-scope and write-scope file children before the first call",
+  async () => {
+    await using fx = await makeSandboxFixture();
+    const broker = new SandboxBroker({
+      context: fx.context,
+      resolveWorkspace: () => Promise.resolve(fx.workspace),
+      trustLevel: "standard",
+    });
+    const fileChildren = async () => {
+      const { stdout } = await new Deno.Command("ps", { args: ["-eo", "args"], stdout: "piped" })
+        .output();
+      return new TextDecoder().decode(stdout).split("\n").filter((line) =>
+        line.startsWith(`${fx.context.denoPath} run`) && line.includes("tools/files.ts") &&
+        line.includes(`--allow-read=${fx.workspace}`)
+      );
+    };
+    try {
+      assert.deepEqual(await fileChildren(), []);
+      broker.prepare();
+      let children: string[] = [];
+      for (let i = 0; i < 100 && children.length < 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        children = await fileChildren();
+      }
+      assert.equal(children.length, 2, children.join("\n"));
+      assert.equal(
+        children.filter((line) => line.includes(`--allow-write=${fx.workspace}`)).length,
+        1,
+      );
+      // The warmed children serve the calls: no third child starts.
+      await Deno.writeTextFile(join(fx.workspace, "a.txt"), "hi\n");
+      const read = await broker.run({ id: "c1", name: "read_file", args: { path: "a.txt" } });
+      assert.ok(read.ok, textOf(read));
+      const write = await broker.run({
+        id: "c2",
+        name: "write_file",
+        args: { path: "b.txt", content: "x" },
+      });
+      assert.ok(write.ok, textOf(write));
+      assert.equal((await fileChildren()).length, 2);
+    } finally {
+      await broker.close();
+    }
+  },
+);
