@@ -73,7 +73,13 @@ export class EventsJsonlSink {
   static async open(path: string, options: EventsJsonlSinkOptions = {}): Promise<EventsJsonlSink> {
     const refuse = (why: string, fix: string) =>
       new OdekError("USAGE", `Cannot write events to ${path}: ${why}. ${fix}`);
-    const folder = await Deno.stat(dirname(path)).catch(() => null);
+    const folder = await Deno.stat(dirname(path)).catch((error) => {
+      if (error instanceof Deno.errors.NotFound) return null;
+      throw refuse(
+        `its folder ${dirname(path)} cannot be used (${(error as Error).message})`,
+        "Choose a regular file in a folder you own.",
+      );
+    });
     if (!folder?.isDirectory) {
       throw refuse(`the folder ${dirname(path)} does not exist`, "Create it first.");
     }

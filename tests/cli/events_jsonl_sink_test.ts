@@ -133,3 +133,15 @@ Deno.test("EventsJsonlSink drops events instead of blocking when its queue is fu
   sink.handle(makeRunEvent("session_saved", { message_count: 100 }, scope));
   assert.equal(sink.dropped, 97, "after close, events are counted as dropped");
 });
+
+Deno.test("EventsJsonlSink refuses /dev/stdout without claiming /dev does not exist", async () => {
+  // Found by the adversarial review: the folder check swallowed every stat error, so a folder
+  // odek may not use (/dev needs --allow-all in Deno) was reported as missing.
+  await assert.rejects(EventsJsonlSink.open("/dev/stdout"), (error) => {
+    assert.ok(error instanceof OdekError);
+    assert.equal(error.code, "USAGE");
+    assert.doesNotMatch(error.message, /does not exist/);
+    assert.match(error.message, /^Cannot write events to \/dev\/stdout: /);
+    return true;
+  });
+});
