@@ -1,0 +1,34 @@
+import assert from "node:assert/strict";
+import { startFakeOpenAIServer } from "../../src/testing/fake_openai_server.ts";
+import { odekFixture } from "./_odek.ts";
+
+// Found by the adversarial review: a provider's error body and a bad --workspace path reached
+// the terminal with their escape sequences intact (OSC title change, screen clear).
+
+const ESCAPES = "\x1b]0;pwned\x07\x1b[2J";
+
+Deno.test("odek run: escape sequences in a provider's error body never reach the terminal", async () => {
+  await using fx = await odekFixture();
+  await using server = await startFakeOpenAIServer({
+    turns: [{
+      fault: {
+        type: "status",
+        status: 400,
+        body: JSON.stringify({ error: { message: `bad ${ESCAPES}request`, type: "x" } }),
+      },
+    }],
+  });
+  const result = await fx.run(["run", "--base-url", server.url, "task"]);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /answered HTTP 400: bad request/);
+  assert.ok(!result.stderr.includes("\x1b"), JSON.stringify(result.stderr));
+  assert.ok(!result.stderr.includes("\x07"), JSON.stringify(result.stderr));
+});
+
+Deno.test("odek run: escape sequences in an operator-facing error (a bad --workspace) are removed", async () => {
+  await using fx = await odekFixture();
+  const result = await fx.run(["run", "--workspace", `${fx.workspace}/no-such${ESCAPES}`, "task"]);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /no-such/);
+  assert.ok(!result.stderr.includes("\x1b"), JSON.stringify(result.stderr));
+});
