@@ -28,6 +28,7 @@ const DISABLED = [
   "compile",
   "simplify",
   "derivative",
+  "config",
 ];
 
 type MathJs = typeof import("mathjs");
