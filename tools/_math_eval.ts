@@ -18,7 +18,7 @@ export const MathEvalArgsSchema = z.strictObject({
   precision: z.int().min(1).max(64).default(14),
 });
 
-/** The functions switched off: each could parse, compile or define code. */
+/** The functions switched off: each could parse, compile or define code, or (config) change the shared instance. */
 const DISABLED = [
   "import",
   "createUnit",
@@ -88,7 +88,9 @@ export async function mathEval(
   } catch (error) {
     throw new ToolFailure(
       "invalid_arguments",
-      `Cannot evaluate ${JSON.stringify(expression.slice(0, 200))}: ${(error as Error).message}`,
+      `Cannot evaluate ${JSON.stringify(expression.slice(0, 200))}: ${
+        (error as Error).message
+      }`,
     );
   }
   const values = isResultSet(result) ? result.entries : [result];
