@@ -14,7 +14,7 @@ import { ScriptedModel } from "../../src/testing/scripted_model.ts";
 // ("Maximum call stack size exceeded" in the event redaction walk); a 20 MB argument string
 // crashed it in the secret-pattern regex. Both must come back to the model as data.
 
-async function run(turns: ScriptedTurn[]) {
+async function run(turns: ScriptedTurn[], secrets: string[] = []) {
   const broker = new FakeBroker(() => ({ ok: true, output: "ran" }));
   const journal: ChatMessage[] = [];
   const events: RunEvent[] = [];
@@ -27,7 +27,7 @@ async function run(turns: ScriptedTurn[]) {
     toolSpecs: builtinToolSpecs(),
     runId: "0".repeat(32),
     onEvent: (e) => events.push(e),
-    redact: createRedactor([]),
+    redact: createRedactor(secrets),
   });
   return { outcome, broker, journal, events };
 }
@@ -70,4 +70,18 @@ Deno.test("StallDetector.observe() compares over-deep arguments as text instead 
   let stall;
   for (let i = 0; i < 5 && stall === undefined; i++) stall = detector.observe([call]);
   assert.equal(stall?.name, "glob");
+});
+
+Deno.test("runAgent() redacts a secret in a tool's name in every event field, the scope's tool included", async () => {
+  // Found by the adversarial review: the events file carried an unknown tool's name unredacted
+  // in the event's top-level `tool` field (only `data` was redacted).
+  const secret = "envtok-PLANTED-5ecret-value";
+  const { outcome, events } = await run([
+    { toolCalls: [{ id: "t", name: `nope_${secret}`, arguments: {} }] },
+    { text: "ok" },
+  ], [secret]);
+  assert.equal(outcome.type, "completed");
+  const text = JSON.stringify(events);
+  assert.ok(text.includes("tool_call_started"));
+  assert.ok(!text.includes("PLANTED"), text.slice(text.indexOf("PLANTED") - 80));
 });
