@@ -32,3 +32,26 @@ Deno.test("odek run: escape sequences in an operator-facing error (a bad --works
   assert.match(result.stderr, /no-such/);
   assert.ok(!result.stderr.includes("\x1b"), JSON.stringify(result.stderr));
 });
+
+Deno.test("odek run: --events-jsonl pointed at a session journal is refused and the session stays loadable", async () => {
+  await using fx = await odekFixture();
+  await using server = await startFakeOpenAIServer({ turns: () => ({ text: "done" }) });
+  const first = await fx.run(["run", "--base-url", server.url, "first"]);
+  assert.equal(first.code, 0, first.stderr);
+  const id = (await fx.run(["sessions", "list"])).stdout.split(" ")[0];
+  const journal = `${fx.odekHome}/sessions/${id}.jsonl`;
+  const before = await Deno.readTextFile(journal);
+  const second = await fx.run([
+    "run",
+    "--base-url",
+    server.url,
+    "--events-jsonl",
+    journal,
+    "second",
+  ]);
+  assert.equal(second.code, 2, second.stderr);
+  assert.match(second.stderr, /where odek keeps its sessions and configuration/);
+  assert.equal(await Deno.readTextFile(journal), before);
+  const show = await fx.run(["sessions", "show", id]);
+  assert.equal(show.code, 0, show.stderr);
+});
