@@ -55,3 +55,27 @@ Deno.test("odek run: --events-jsonl pointed at a session journal is refused and 
   const show = await fx.run(["sessions", "show", id]);
   assert.equal(show.code, 0, show.stderr);
 });
+
+Deno.test("odek run: --record never replaces a file that is not a cassette, nor one inside ODEK_HOME", async () => {
+  // Found by the adversarial review: --record main.ts (or a session journal) replaced the file
+  // with a cassette after the first turn.
+  await using fx = await odekFixture();
+  await using server = await startFakeOpenAIServer({ turns: () => ({ text: "done" }) });
+  const source = `${fx.workspace}/main.ts`;
+  await Deno.writeTextFile(source, "console.log(1);\n");
+  const run = (record: string) =>
+    fx.run(["run", "--base-url", server.url, "--record", record, "task"]);
+  const refused = await run(source);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /exists and is not an odek cassette/);
+  assert.equal(await Deno.readTextFile(source), "console.log(1);\n");
+  const inside = await run(`${fx.odekHome}/config.jsonc`);
+  assert.equal(inside.code, 2, inside.stderr);
+  assert.match(inside.stderr, /where odek keeps its sessions and configuration/);
+  // A new file, then the same cassette again (re-recording), are fine.
+  const cassette = `${fx.workspace}/turns.cassette.json`;
+  assert.equal((await run(cassette)).code, 0);
+  const again = await run(cassette);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(await Deno.readTextFile(cassette), /"schema": "odek.cassette\/v1"/);
+});
