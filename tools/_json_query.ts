@@ -60,5 +60,18 @@ export function jsonQuery(
       }`,
     );
   }
-  return capOutput("json_query", JSON.stringify(result ?? null, null, 2));
+  let text: string | undefined;
+  try {
+    // A query can reach a value JSON has no form for (`constructor` names an inherited
+    // function): that prints as null.
+    text = JSON.stringify(result ?? null, null, 2);
+  } catch (error) {
+    throw new ToolFailure(
+      "failed",
+      `The result cannot be printed as JSON (${
+        (error as Error).message
+      }): it nests too deeply. Query a part of it`,
+    );
+  }
+  return capOutput("json_query", text ?? "null");
 }

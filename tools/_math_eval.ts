@@ -18,7 +18,7 @@ export const MathEvalArgsSchema = z.strictObject({
   precision: z.int().min(1).max(64).default(14),
 });
 
-/** The functions switched off: each could parse, compile or define code. */
+/** The functions switched off: each could parse, compile or define code, or (config) change the shared instance. */
 const DISABLED = [
   "import",
   "createUnit",
@@ -28,6 +28,7 @@ const DISABLED = [
   "compile",
   "simplify",
   "derivative",
+  "config",
 ];
 
 type MathJs = typeof import("mathjs");

@@ -38,7 +38,7 @@ const REFERENCE = /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/;
 
 /** `"…"`, `'…'`, `\"…\"` (inside JSON text), or a bare value up to whitespace, quote or `\`. */
 const VALUE = String
-  .raw`("(?:\\.|[^"\\\r\n])*"|'(?:\\.|[^'\\\r\n])*'|\\"(?:(?!\\")[^\r\n])*\\"|[^\s"\\]+)`;
+  .raw`("[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*"|'[^'\\\r\n]*(?:\\.[^'\\\r\n]*)*'|\\"(?:(?!\\")[^\r\n])*\\"|[^\s"\\]+)`;
 /** `=`, `:`, `:=`, `?=`, `+=`, `=>`, with blanks around. */
 const SEPARATOR = String.raw`([ \t]*(?::=|\?=|\+=|=>|[=:])[ \t]*)`;
 /**
@@ -191,7 +191,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     name: "quoted_key",
     regex: new RegExp(
       String
-        .raw`(\\?["'])([A-Za-z_][A-Za-z0-9_.-]*)\1${SEPARATOR}(\\"(?:(?!\\")[^\r\n])*\\"|"(?:\\.|[^"\\\r\n])*"|'(?:\\.|[^'\\\r\n])*')`,
+        .raw`(\\?["'])([A-Za-z_][A-Za-z0-9_.-]*)\1${SEPARATOR}(\\"(?:(?!\\")[^\r\n])*\\"|"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*"|'[^'\\\r\n]*(?:\\.[^'\\\r\n]*)*')`,
       "g",
     ),
     replace: (_m, quote, name, separator, value) =>

@@ -56,8 +56,46 @@ export interface RedactSecretPatternsOptions {
   onSecret?: (value: string) => void;
 }
 
-/** Replace every match of one pattern, rescanning after a match its replacer keeps. */
+/** Longest piece scanned at once after the regex engine ran out of stack on the whole text. */
+const WINDOW_CHARS = 256 * 1024;
+
+/**
+ * Replace every match of one pattern. Very long quoted values (megabytes of escapes in one JSON
+ * string) can exhaust the regex engine's backtracking stack; the text is then scanned in pieces
+ * cut at line breaks (raw or JSON-escaped) where possible, so redaction never crashes the caller.
+ */
 function applyPattern(
+  text: string,
+  pattern: SecretPattern,
+  onSecret: ((value: string) => void) | undefined,
+): string {
+  try {
+    return applyWhole(text, pattern, onSecret);
+  } catch (error) {
+    if (!(error instanceof RangeError) || text.length <= WINDOW_CHARS) throw error;
+    let out = "";
+    for (let start = 0; start < text.length;) {
+      const end = pieceEnd(text, start);
+      out += applyPattern(text.slice(start, end), pattern, onSecret);
+      start = end;
+    }
+    return out;
+  }
+}
+
+/** End of the piece starting at `start`: after the last line break in its second half. */
+function pieceEnd(text: string, start: number): number {
+  const limit = Math.min(start + WINDOW_CHARS, text.length);
+  if (limit === text.length) return limit;
+  const half = start + WINDOW_CHARS / 2;
+  const raw = text.lastIndexOf("\n", limit - 1);
+  const escaped = text.lastIndexOf("\\n", limit - 2);
+  const cut = Math.max(raw >= half ? raw + 1 : -1, escaped >= half ? escaped + 2 : -1);
+  return cut > start ? cut : limit;
+}
+
+/** Replace every match of one pattern, rescanning after a match its replacer keeps. */
+function applyWhole(
   text: string,
   pattern: SecretPattern,
   onSecret: ((value: string) => void) | undefined,

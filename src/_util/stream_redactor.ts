@@ -11,7 +11,19 @@ const MAX_WORD_HOLD = 8192;
 /** An unterminated PEM block or a secret assignment line is held at most this long. */
 const MAX_BLOCK_HOLD = 65_536;
 /** `NAME=`, `"name":`, `export NAME :=` … : the name part of an assignment. */
-const ASSIGNMENT_NAME = /(["']?)([A-Za-z_][A-Za-z0-9_.-]*)\1[ \t]*(?::=|\?=|\+=|=>|[=:])/g;
+//
+// A name starts a run of name characters (or follows an escaped `\n`/`\r` in JSON text): the
+// pattern layer only matches names there, and trying every position inside a long run made each
+// push quadratic in the held text (a 20,000-character word took over a minute to stream).
+const NAME_START = String.raw`(?:(?<![A-Za-z0-9_.-])|(?<=\\[nr]))`;
+const ASSIGNMENT_NAME = new RegExp(
+  String.raw`(["']?)${NAME_START}([A-Za-z_][A-Za-z0-9_.-]*)\1[ \t]*(?::=|\?=|\+=|=>|[=:])`,
+  "g",
+);
+/** A name at the end of the line, its separator still to come. */
+const PENDING_NAME = new RegExp(
+  String.raw`(["']?)${NAME_START}([A-Za-z_][A-Za-z0-9_.-]*)\1[ \t]*$`,
+);
 
 /**
  * Holds back just enough streamed text to redact secrets that straddle delta boundaries. Known
@@ -85,7 +97,8 @@ function patternSafeCut(text: string): number {
   let cut = text.length;
   // The last word, and "Bearer"-like words before it.
   let start = text.length;
-  while (start > 0 && !/\s/.test(text[start - 1])) start--;
+  const floor = Math.max(0, text.length - MAX_WORD_HOLD - 1);
+  while (start > floor && !isSpace(text.charCodeAt(start - 1))) start--;
   if (text.length - start <= MAX_WORD_HOLD) {
     cut = start;
     const before = /(?:Bearer|Basic|Token|Digest)[ \t]+$/i.exec(
@@ -97,7 +110,7 @@ function patternSafeCut(text: string): number {
   const lineStart = Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r")) + 1;
   if (text.length - lineStart <= MAX_BLOCK_HOLD) {
     const line = text.slice(lineStart);
-    const pendingName = /(["']?)([A-Za-z_][A-Za-z0-9_.-]*)\1[ \t]*$/.exec(line);
+    const pendingName = PENDING_NAME.exec(line);
     if (pendingName && holdsLine(pendingName[2])) cut = Math.min(cut, lineStart);
     // A .netrc line names its password after blanks.
     if (/^[ \t]*machine[ \t]/.test(line)) cut = Math.min(cut, lineStart);
@@ -123,4 +136,10 @@ function patternSafeCut(text: string): number {
 /** A name whose value the pattern layer redacts: the rest of its line must arrive first. */
 function holdsLine(name: string): boolean {
   return isSecretName(name) || /^(?:proxy-)?authorization$/i.test(name);
+}
+
+/** `\s` for one UTF-16 code unit, without a regex per character. */
+function isSpace(code: number): boolean {
+  return code === 0x20 || (code >= 0x09 && code <= 0x0d) ||
+    (code > 0x7f && /\s/.test(String.fromCharCode(code)));
 }

@@ -7,9 +7,11 @@
 import type { RiskClass } from "../danger/verdict.ts";
 import type { ApprovalCall } from "./approver.ts";
 
-// C0 except \n, DEL, C1, and invisible or reordering Unicode (zero-width, bidi, line separators).
-// deno-lint-ignore no-control-regex
-const UNSAFE = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+// C0 except \n, DEL, C1, and invisible or reordering Unicode (zero-width, bidi including the
+// Arabic letter mark, line separators, the Mongolian vowel separator, tag characters).
+const UNSAFE =
+  // deno-lint-ignore no-control-regex
+  /[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
 
 /** `text` with every control or invisible character shown as `\xHH` / `\u{H}`; `\n` kept. */
 export function escapeControl(text: string): string {

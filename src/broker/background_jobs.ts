@@ -206,13 +206,7 @@ export class BackgroundJobs {
   } {
     const job = this.#require(id);
     if (job.logFile) {
-      const ring = new OutputRing(maxBytes);
-      try {
-        ring.write(Deno.readFileSync(job.logFile));
-      } catch {
-        // The log is gone: nothing to show.
-      }
-      return { stdout: ring.tail(maxBytes), stderr: { text: "", omittedBytes: 0 } };
+      return { stdout: logTail(job.logFile, maxBytes), stderr: { text: "", omittedBytes: 0 } };
     }
     return { stdout: job.stdout.tail(maxBytes), stderr: job.stderr.tail(maxBytes) };
   }
@@ -283,4 +277,30 @@ function signalNumber(signal: Deno.Signal): number {
     SIGTERM: 15,
   };
   return numbers[signal] ?? 0;
+}
+
+/**
+ * The newest `maxBytes` of a detached job's log, read without loading the rest (the job may have
+ * written gigabytes); a cut UTF-8 sequence at the start is dropped, like `OutputRing.tail`.
+ */
+function logTail(path: string, maxBytes: number): { text: string; omittedBytes: number } {
+  try {
+    using file = Deno.openSync(path, { read: true });
+    const size = file.statSync().size;
+    const start = Math.max(0, size - maxBytes);
+    file.seekSync(start, Deno.SeekMode.Start);
+    const tail = new Uint8Array(size - start);
+    let read = 0;
+    while (read < tail.length) {
+      const n = file.readSync(tail.subarray(read));
+      if (n === null) break;
+      read += n;
+    }
+    const ring = new OutputRing(Math.max(1, maxBytes));
+    ring.write(tail.subarray(0, read));
+    const shown = ring.tail(maxBytes);
+    return { text: shown.text, omittedBytes: shown.omittedBytes + start };
+  } catch {
+    return { text: "", omittedBytes: 0 }; // the log is gone: nothing to show
+  }
 }

@@ -116,6 +116,15 @@ export type SandboxCommand =
 /** The V8 heap cap of a tool child without permissions, in MiB (it evaluates model input). */
 export const ISOLATED_CHILD_HEAP_MB = 512;
 
+/**
+ * The V8 flag every tool child runs with: a regular expression that backtracks excessively (a
+ * model's `(a+)+$` in `search_files`, a glob that compiles to one) is re-run on V8's linear-time
+ * engine instead of holding the child until its call timeout. Patterns that engine cannot run
+ * (backreferences, lookbehind) still backtrack; the call timeout bounds them.
+ */
+export const LINEAR_REGEXP_FALLBACK_FLAG =
+  "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks";
+
 /** The full command line and the complete environment of a sandboxed child. */
 export interface RenderedSandbox {
   /** Starts with bwrap, or with deno (tool child) / the program when there is no bwrap layer. */
@@ -232,6 +241,7 @@ export function renderSandbox(
     inner = [c.denoPath, "run", "--no-prompt", "--no-remote", "--cached-only"];
     const sock = egress ? [socket] : [];
     inner.push("--config", `${checked(c.toolsDir)}/deno.json`);
+    inner.push(LINEAR_REGEXP_FALLBACK_FLAG);
     if (isolated) inner.push(`--v8-flags=--max-old-space-size=${ISOLATED_CHILD_HEAP_MB}`);
     if (reads.length + sock.length > 0) inner.push(`--allow-read=${[...reads, ...sock].join(",")}`);
     if (writes.length + sock.length > 0) {

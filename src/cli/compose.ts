@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { createRedactor } from "../_util/create_redactor.ts";
 import { type Redactor, secretEnvValues } from "../_util/redact_known_values.ts";
@@ -81,6 +81,7 @@ export async function buildModel(
         `Cannot record to ${file}: the folder ${dirname(file)} does not exist. Create it first.`,
       );
     }
+    await refuseToReplace(file, settings.paths.odekHome);
     fetchImpl = recordingFetch(file, { redact });
   }
   if (!options.replay && !apiKey && !isLoopbackUrl(options.baseUrl)) {
@@ -320,5 +321,34 @@ function isLoopbackUrl(url: string): boolean {
     return host === "localhost" || host === "::1" || /^127\./.test(host);
   } catch {
     return false;
+  }
+}
+
+/**
+ * `--record` replaces its file after every turn: refuse a file that is not a cassette already
+ * (a source file, a session journal, the config) and anything inside `ODEK_HOME`.
+ */
+async function refuseToReplace(file: string, odekHome: string): Promise<void> {
+  const home = await Deno.realPath(odekHome).catch(() => odekHome);
+  const real = join(await Deno.realPath(dirname(file)).catch(() => dirname(file)), basename(file));
+  if (isInside(real, home)) {
+    throw new OdekError(
+      "USAGE",
+      `Cannot record to ${file}: it is inside ${home}, where odek keeps its sessions and configuration. Choose a path outside it.`,
+    );
+  }
+  const text = await Deno.readTextFile(file).catch(() => null);
+  if (text === null) return; // a new file (or one that cannot be read: writing will say why)
+  let schema: unknown;
+  try {
+    schema = (JSON.parse(text) as { schema?: unknown } | null)?.schema;
+  } catch {
+    schema = undefined;
+  }
+  if (schema !== "odek.cassette/v1") {
+    throw new OdekError(
+      "USAGE",
+      `Cannot record to ${file}: it exists and is not an odek cassette, and recording would replace it. Choose a new file name, or remove the file first.`,
+    );
   }
 }

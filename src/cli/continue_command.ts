@@ -127,7 +127,9 @@ export async function continueSession(
     }
     const gate = await buildGate(settings, resolved, flags.yes, addDirs.granted);
     const events = flags.eventsJsonl
-      ? await EventsJsonlSink.open(resolve(io.callerDir, flags.eventsJsonl))
+      ? await EventsJsonlSink.open(resolve(io.callerDir, flags.eventsJsonl), {
+        refuseInside: settings.paths.odekHome,
+      })
       : undefined;
     const { broker } = await buildBroker(settings, resolved, io, addDirs.parsed).catch(
       async (error) => {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { dirname } from "node:path";
+import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import type { RunEvent } from "../loop/run_event.ts";
 
@@ -14,6 +14,11 @@ export interface EventsJsonlSinkOptions {
   maxQueued?: number;
   /** fsync (`fdatasync`) after every event. @default true */
   sync?: boolean;
+  /**
+   * A directory the events file may not be in (odek passes `ODEK_HOME`: appending events to a
+   * session journal or the config file would corrupt it). Compared as real paths. @default none
+   */
+  refuseInside?: string;
 }
 
 /**
@@ -73,9 +78,26 @@ export class EventsJsonlSink {
   static async open(path: string, options: EventsJsonlSinkOptions = {}): Promise<EventsJsonlSink> {
     const refuse = (why: string, fix: string) =>
       new OdekError("USAGE", `Cannot write events to ${path}: ${why}. ${fix}`);
-    const folder = await Deno.stat(dirname(path)).catch(() => null);
+    const folder = await Deno.stat(dirname(path)).catch((error) => {
+      if (error instanceof Deno.errors.NotFound) return null;
+      throw refuse(
+        `its folder ${dirname(path)} cannot be used (${(error as Error).message})`,
+        "Choose a regular file in a folder you own.",
+      );
+    });
     if (!folder?.isDirectory) {
       throw refuse(`the folder ${dirname(path)} does not exist`, "Create it first.");
+    }
+    if (options.refuseInside !== undefined) {
+      const real = join(await Deno.realPath(dirname(path)), basename(path));
+      const guarded = await Deno.realPath(options.refuseInside).catch(() => options.refuseInside!);
+      const rel = relative(guarded, real);
+      if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))) {
+        throw refuse(
+          `it is inside ${guarded}, where odek keeps its sessions and configuration (events appended there would corrupt them)`,
+          "Choose a path outside it.",
+        );
+      }
     }
     const before = await Deno.lstat(path).catch((error) => {
       if (error instanceof Deno.errors.NotFound) return null;

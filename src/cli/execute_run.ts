@@ -27,6 +27,7 @@ import type { EventsJsonlSink } from "./events_jsonl_sink.ts";
 import { EXIT, exitCodeFor } from "./exit_code.ts";
 import { TerminalRenderer } from "./terminal_renderer.ts";
 import { terminalSafeJson } from "./terminal_safe_json.ts";
+import { terminalSafe } from "./terminal_safe.ts";
 
 /** Inputs of {@linkcode executeRun}. */
 export interface ExecuteRunOptions {
@@ -215,7 +216,10 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
         ...counts(stats),
       }, eventScope),
     );
-    io.stderr.write(`odek: ${message}${hint ? ` ${hint}` : ""}\nodek: ${summary(stats)}\n`);
+    // The message may quote a provider's error body: nothing in it may drive the terminal.
+    io.stderr.write(
+      `odek: ${terminalSafe(message)}${hint ? ` ${hint}` : ""}\nodek: ${summary(stats)}\n`,
+    );
     return exitCodeFor(error);
   }
 }

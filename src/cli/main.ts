@@ -8,6 +8,7 @@ import { OdekError } from "../_util/odek_error.ts";
 import type { CliIO } from "./cli_io.ts";
 import { EXIT, exitCodeFor } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
+import { terminalSafe } from "./terminal_safe.ts";
 
 /**
  * Run the CLI with `args` (without the program name).
@@ -64,7 +65,8 @@ export async function main(args: string[], io: CliIO): Promise<number> {
       : `Unexpected error: ${
         error instanceof Error ? (error.stack ?? error.message) : String(error)
       }`;
-    io.stderr.write(`odek: ${message}\n`);
+    // Messages quote paths, names and provider replies: print them with escapes removed.
+    io.stderr.write(`odek: ${terminalSafe(message)}\n`);
     return exitCodeFor(error);
   }
 }

@@ -64,7 +64,9 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
   });
   const gate = await buildGate(settings, resolved, flags.yes, addDirs.granted);
   const events = flags.eventsJsonl
-    ? await EventsJsonlSink.open(resolve(io.callerDir, flags.eventsJsonl))
+    ? await EventsJsonlSink.open(resolve(io.callerDir, flags.eventsJsonl), {
+      refuseInside: settings.paths.odekHome,
+    })
     : undefined;
   const { broker, bwrapMissing, dockerMissing } = await buildBroker(
     settings,

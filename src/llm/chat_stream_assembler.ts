@@ -118,9 +118,11 @@ export class ChatStreamAssembler {
     }
     const { choices, usage } = parsed.data;
     if (usage) {
+      // A provider's count is trusted only as a whole number of tokens: a negative or
+      // non-finite one would let budgets be evaded (or spent at once).
       this.#usage = {
-        inputTokens: usage.prompt_tokens ?? 0,
-        outputTokens: usage.completion_tokens ?? 0,
+        inputTokens: tokenCount(usage.prompt_tokens),
+        outputTokens: tokenCount(usage.completion_tokens),
       };
     }
     for (const choice of choices ?? []) {
@@ -209,4 +211,9 @@ export class ChatStreamAssembler {
     const last = this.#calls.get(this.#lastIndex);
     return last !== undefined && id !== null && id !== undefined && last.id === id;
   }
+}
+
+/** A reported token count as a whole number ≥ 0 (a missing, negative or non-finite one is 0). */
+function tokenCount(value: number | null | undefined): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
 }

@@ -7,6 +7,7 @@
 import type { ToolCall } from "../_util/chat_message.ts";
 import type { BuiltinTool } from "../broker/builtin_tools.ts";
 import type { ToolInvocation, ToolResult } from "../broker/tool_broker.ts";
+import { jsonDepth, MAX_ARGUMENT_DEPTH } from "../_util/json_depth.ts";
 
 /**
  * Parse and validate a tool call against the tool list.
@@ -34,6 +35,13 @@ export function prepareToolCall(
   if (!tool) {
     const known = tools.map((t) => t.name).join(", ");
     return refuse("unknown_tool", `There is no tool named "${name}". Available tools: ${known}.`);
+  }
+  const depth = jsonDepth(call.function.arguments);
+  if (depth > MAX_ARGUMENT_DEPTH) {
+    return refuse(
+      "invalid_arguments",
+      `The arguments of this ${name} call nest ${depth} levels deep, more than the ${MAX_ARGUMENT_DEPTH} allowed; the call was not run. Send the arguments as one flat JSON object.`,
+    );
   }
   let parsed: unknown;
   try {

@@ -27,8 +27,9 @@ const SnapshotSchema = z.object({
 });
 
 /**
- * The plan of a transcript, or a fresh one. Only results answering a `plan` call are read, so
- * the output of another tool cannot plant a plan. Evidence does not carry over: a check still
+ * The plan of a transcript, or a fresh one. Only successful results answering a `plan` call are
+ * read, and only their last line, so neither another tool's output nor a refused `plan` call whose
+ * error message echoes the model's text can plant a plan. Evidence does not carry over: a check still
  * open after a resume needs a new successful call.
  *
  * @example
@@ -49,8 +50,11 @@ export function restorePlan(messages: readonly ChatMessage[]): PlanState {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
     if (message.role !== "tool" || !planCallIds.has(message.tool_call_id)) continue;
-    const line = message.content.split("\n").findLast((l) => l.startsWith(PLAN_STATE_PREFIX));
-    if (!line) continue;
+    // A successful plan result ends with its state line. A refusal can echo the model's text
+    // (an unknown argument's name) and so hold a forged state line: never read one.
+    if (message.content.startsWith("error (")) continue;
+    const line = message.content.split("\n").at(-1);
+    if (!line?.startsWith(PLAN_STATE_PREFIX)) continue;
     try {
       const parsed = SnapshotSchema.safeParse(JSON.parse(line.slice(PLAN_STATE_PREFIX.length)));
       if (parsed.success) return PlanState.restore(parsed.data);

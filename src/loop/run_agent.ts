@@ -236,7 +236,8 @@ function makeContext(
         runId: options.runId,
         sessionId: options.sessionId,
         iteration: stats.iterations,
-        tool: extra?.tool,
+        // The tool name is the model's text too (an unknown tool's name can carry anything).
+        tool: extra?.tool === undefined ? undefined : redact(extra.tool),
       });
       try {
         sink(event);

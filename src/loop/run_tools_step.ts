@@ -6,6 +6,7 @@
  * @module
  */
 import type { AssistantMessage, ToolCall, ToolMessage } from "../_util/chat_message.ts";
+import { jsonDepth, MAX_ARGUMENT_DEPTH } from "../_util/json_depth.ts";
 import type { ToolResult } from "../broker/tool_broker.ts";
 import { gateToolCalls, type PreparedCall } from "./gate_tool_calls.ts";
 import { prepareToolCall } from "./prepare_tool_call.ts";
@@ -174,6 +175,8 @@ function preview(text: string): string {
 }
 
 function parseOrRaw(text: string): unknown {
+  // Too deep to walk (redaction, JSON sinks) safely: the event keeps the text.
+  if (jsonDepth(text) > MAX_ARGUMENT_DEPTH) return text;
   try {
     return JSON.parse(text);
   } catch {

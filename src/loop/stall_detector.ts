@@ -6,6 +6,7 @@
  * @module
  */
 import type { ToolCall } from "../_util/chat_message.ts";
+import { jsonDepth, MAX_ARGUMENT_DEPTH } from "../_util/json_depth.ts";
 
 /** A detected stall: the repeated tool and how many times in a row it was called. */
 export interface Stall {
@@ -70,6 +71,7 @@ export class StallDetector {
 
 /** The arguments as canonical JSON (sorted keys, no whitespace), or the raw text when not JSON. */
 function canonicalArguments(text: string): string {
+  if (jsonDepth(text) > MAX_ARGUMENT_DEPTH) return `raw:${text}`;
   let value: unknown;
   try {
     value = JSON.parse(text === "" ? "{}" : text);

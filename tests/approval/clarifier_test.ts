@@ -49,3 +49,13 @@ Deno.test("TerminalClarifier caps long answers; NoOperatorClarifier never answer
   assert.equal(none.answered, false);
   assert.match(none.answered ? "" : none.reason, /non-interactive.*best judgement/);
 });
+
+Deno.test("TerminalClarifier shows tag characters and the Arabic letter mark escaped", async () => {
+  // Found by the adversarial review: the prompt escaper missed U+061C (a bidi mark) and the
+  // invisible tag characters U+E0000..U+E007F, which neutralizeText removes everywhere else.
+  await withFile("yes\n", async (ttyPath) => {
+    const out = new Sink();
+    await new TerminalClarifier({ ttyPath, output: out }).ask("Proceed\u061c?\u{E0041}\u{E0042}");
+    assert.match(out.text, /Proceed\\u\{61c\}\?\\u\{e0041\}\\u\{e0042\}/);
+  });
+});

@@ -116,6 +116,7 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       "--cached-only",
       "--config",
       "/opt/odek/tools/deno.json",
+      "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks",
       `--allow-read=${WS}`,
       "/opt/odek/tools/files.ts",
     ]);

@@ -133,3 +133,38 @@ Deno.test("EventsJsonlSink drops events instead of blocking when its queue is fu
   sink.handle(makeRunEvent("session_saved", { message_count: 100 }, scope));
   assert.equal(sink.dropped, 97, "after close, events are counted as dropped");
 });
+
+Deno.test("EventsJsonlSink refuses /dev/stdout without claiming /dev does not exist", async () => {
+  // Found by the adversarial review: the folder check swallowed every stat error, so a folder
+  // odek may not use (/dev needs --allow-all in Deno) was reported as missing.
+  await assert.rejects(EventsJsonlSink.open("/dev/stdout"), (error) => {
+    assert.ok(error instanceof OdekError);
+    assert.equal(error.code, "USAGE");
+    assert.doesNotMatch(error.message, /does not exist/);
+    assert.match(error.message, /^Cannot write events to \/dev\/stdout: /);
+    return true;
+  });
+});
+
+Deno.test("EventsJsonlSink refuses a path inside the guarded directory, a session journal included", async () => {
+  // Found by the adversarial review: --events-jsonl ODEK_HOME/sessions/<id>.jsonl (private,
+  // regular) was accepted, and the events appended to that journal made the session unloadable.
+  await using dir = await tempDir();
+  const sessions = join(dir.path, "sessions");
+  await Deno.mkdir(sessions);
+  const journal = join(sessions, "s1.jsonl");
+  await Deno.writeTextFile(journal, '{"t":"meta"}\n', { mode: 0o600 });
+  for (const path of [journal, join(dir.path, "new.jsonl"), join(sessions, "..", "x.jsonl")]) {
+    await assert.rejects(EventsJsonlSink.open(path, { refuseInside: dir.path }), (error) => {
+      assert.ok(error instanceof OdekError);
+      assert.equal(error.code, "USAGE");
+      assert.match(error.message, /where odek keeps its sessions and configuration/);
+      return true;
+    });
+  }
+  assert.equal(await Deno.readTextFile(journal), '{"t":"meta"}\n');
+  const outside = await EventsJsonlSink.open(join(dir.path, "elsewhere.jsonl"), {
+    refuseInside: sessions,
+  });
+  await outside.close();
+});

@@ -8,9 +8,9 @@ Deno.test("terminalSafeJson() escapes what a terminal would act on and keeps the
     n: 1,
   };
   const line = terminalSafeJson(value);
-  // deno-lint-ignore no-control-regex
   assert.doesNotMatch(
     line,
+    // deno-lint-ignore no-control-regex
     /[\u0000-\u001f\u0080-\u009f\u202a-\u202e\u2066-\u2069\u200b\u2060\u2028]/,
   );
   assert.doesNotMatch(line, /[\u{E0000}-\u{E007F}]/u);

@@ -102,3 +102,12 @@ Deno.test("ChatStreamAssembler makes repeated tool-call ids unique within a mess
   assert.deepEqual(ids, ["dup", "it4-call1", "it4-call2", "it4-call3"]);
   assert.equal(new Set(ids).size, ids.length);
 });
+
+Deno.test("ChatStreamAssembler counts negative or fractional usage from a hostile provider as whole tokens ≥ 0", () => {
+  // Found by the adversarial review: usage {prompt_tokens: -1e15} was taken as is, so a provider
+  // (or a proxy) could keep the token and cost budgets from ever tripping.
+  const assembler = new ChatStreamAssembler({ iteration: 1 });
+  assembler.push(chunk({ content: "hi" }, "stop"));
+  assembler.push({ choices: [], usage: { prompt_tokens: -1e15, completion_tokens: 2.6 } });
+  assert.deepEqual(assembler.finish().usage, { inputTokens: 0, outputTokens: 3 });
+});
