@@ -46,16 +46,12 @@ export function base64(
     return capOutput("base64", encoded);
   }
   const compact = text.replace(/\s+/g, "");
-  const alphabet = url_safe
-    ? /^[A-Za-z0-9_-]*={0,2}$/
-    : /^[A-Za-z0-9+/]*={0,2}$/;
+  const alphabet = url_safe ? /^[A-Za-z0-9_-]*={0,2}$/ : /^[A-Za-z0-9+/]*={0,2}$/;
   if (!alphabet.test(compact) || compact.replace(/=+$/, "").length % 4 === 1) {
     throw new ToolFailure(
       "invalid_arguments",
       `text is not ${url_safe ? "URL-safe " : ""}base64${
-        url_safe
-          ? ""
-          : " (for the URL-safe alphabet with - and _, set url_safe)"
+        url_safe ? "" : " (for the URL-safe alphabet with - and _, set url_safe)"
       }`,
     );
   }

@@ -59,9 +59,7 @@ export function diffTexts(
   if (patch === undefined) {
     throw new ToolFailure(
       "failed",
-      `The texts differ too much to diff within ${
-        DIFF_TIMEOUT_MS / 1000
-      } s: compare smaller parts`,
+      `The texts differ too much to diff within ${DIFF_TIMEOUT_MS / 1000} s: compare smaller parts`,
     );
   }
   const lines = patch.split("\n");

@@ -97,9 +97,7 @@ async function textDescription(entry: string, size: number): Promise<string> {
   const binary = binaryReason(head.subarray(0, length), length < head.length);
   if (binary !== null || size > MAX_COUNTED_FILE_BYTES) {
     file.close();
-    return binary !== null
-      ? `binary: ${binary}`
-      : "lines: not counted (over 10 MiB)";
+    return binary !== null ? `binary: ${binary}` : "lines: not counted (over 10 MiB)";
   }
   await file.seek(0, Deno.SeekMode.Start);
   let count = 0;

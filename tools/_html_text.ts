@@ -55,9 +55,7 @@ const toText = compile({
     ) {
       walk(elem.children, builder);
       const meta = builder.metadata as Metadata;
-      const href = typeof elem.attribs?.href === "string"
-        ? elem.attribs.href.trim()
-        : "";
+      const href = typeof elem.attribs?.href === "string" ? elem.attribs.href.trim() : "";
       if (href === "" || href.startsWith("#") || /^javascript:/i.test(href)) {
         return;
       }
@@ -119,9 +117,7 @@ export function htmlToPageText(
   }
   const meta: Metadata = { base, links: [], maxLinks };
   const text = toText(html, meta).replace(/\n{3,}/g, "\n\n").trim();
-  const title = /<title[\s>]/i.test(html)
-    ? titleText(html).replace(/\s+/g, " ").trim()
-    : "";
+  const title = /<title[\s>]/i.test(html) ? titleText(html).replace(/\s+/g, " ").trim() : "";
   return { title, text, links: meta.links };
 }
 

@@ -88,9 +88,7 @@ export async function mathEval(
   } catch (error) {
     throw new ToolFailure(
       "invalid_arguments",
-      `Cannot evaluate ${JSON.stringify(expression.slice(0, 200))}: ${
-        (error as Error).message
-      }`,
+      `Cannot evaluate ${JSON.stringify(expression.slice(0, 200))}: ${(error as Error).message}`,
     );
   }
   const values = isResultSet(result) ? result.entries : [result];

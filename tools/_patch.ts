@@ -7,12 +7,7 @@
  *
  * @module
  */
-import {
-  applyPatch,
-  createTwoFilesPatch,
-  parsePatch,
-  type StructuredPatch,
-} from "diff";
+import { applyPatch, createTwoFilesPatch, parsePatch, type StructuredPatch } from "diff";
 import { z } from "zod";
 import { atomicWrite } from "./_atomic_write.ts";
 import { ToolFailure } from "./_protocol.ts";
@@ -36,8 +31,7 @@ export const PatchArgsSchema = z.strictObject({
       ? a.old_string === undefined && a.new_string === undefined
       : a.old_string !== undefined && a.new_string !== undefined,
   {
-    message:
-      "give either old_string and new_string, or diff (a unified diff), not both",
+    message: "give either old_string and new_string, or diff (a unified diff), not both",
   },
 );
 
@@ -125,10 +119,9 @@ function replaceOnce(
     return text.slice(0, at[0]) + replacement + text.slice(at[0] + old.length);
   }
   if (at.length === 0) {
-    const crlf =
-      text.includes("\r\n") && old.includes("\n") && !old.includes("\r\n")
-        ? " (the file has CRLF line endings)"
-        : "";
+    const crlf = text.includes("\r\n") && old.includes("\n") && !old.includes("\r\n")
+      ? " (the file has CRLF line endings)"
+      : "";
     throw new ToolFailure(
       "failed",
       `old_string occurs 0 times in ${path}${crlf}: read the file again and copy the text exactly, with its whitespace and indentation`,
@@ -137,9 +130,7 @@ function replaceOnce(
   const lines = at.map((i) => lineOf(text, i));
   throw new ToolFailure(
     "failed",
-    `old_string occurs ${at.length} times in ${path}, at lines ${
-      listed(lines)
-    }: ` +
+    `old_string occurs ${at.length} times in ${path}, at lines ${listed(lines)}: ` +
       `include more surrounding text so that it matches exactly once`,
   );
 }
@@ -190,9 +181,7 @@ function applyDiff(path: string, text: string, diff: string): string {
       const missing = old.find((line) => !lines.includes(line));
       const why = missing === undefined
         ? "its lines exist but not in this order"
-        : `the line ${
-          JSON.stringify(missing.slice(0, 120))
-        } is not in the file`;
+        : `the line ${JSON.stringify(missing.slice(0, 120))} is not in the file`;
       throw new ToolFailure(
         "failed",
         `${name} is stale: it does not match ${path} (${why}). Read the file again and rebuild the hunk, or use old_string/new_string`,
@@ -242,9 +231,7 @@ function lineOf(text: string, index: number): number {
 
 function listed(numbers: number[]): string {
   const shown = numbers.slice(0, 10).join(", ");
-  return numbers.length > 10
-    ? `${shown} and ${numbers.length - 10} more`
-    : shown;
+  return numbers.length > 10 ? `${shown} and ${numbers.length - 10} more` : shown;
 }
 
 function shownDiff(path: string, before: string, after: string): string {
@@ -258,9 +245,7 @@ function shownDiff(path: string, before: string, after: string): string {
   while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   if (lines.length <= MAX_SHOWN_DIFF_LINES) return lines.join("\n");
   const rest = lines.length - MAX_SHOWN_DIFF_LINES;
-  return `${
-    lines.slice(0, MAX_SHOWN_DIFF_LINES).join("\n")
-  }\n… ${rest} more diff lines not shown`;
+  return `${lines.slice(0, MAX_SHOWN_DIFF_LINES).join("\n")}\n… ${rest} more diff lines not shown`;
 }
 
 async function readAll(file: Deno.FsFile): Promise<Uint8Array> {

@@ -87,7 +87,5 @@ export async function readFile(
   const last = cutAfter > 0 ? cutAfter : Math.min(total, offset + limit - 1);
   const cut = cutAfter > 0 ? "; output cut at 1 MiB" : "";
   const more = last < total ? `; read on with offset=${last + 1}` : "";
-  return `${
-    shown.join("")
-  }[lines ${offset}-${last} of ${total} in ${path}${cut}${more}]`;
+  return `${shown.join("")}[lines ${offset}-${last} of ${total} in ${path}${cut}${more}]`;
 }

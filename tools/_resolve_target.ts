@@ -6,15 +6,7 @@
  *
  * @module
  */
-import {
-  basename,
-  dirname,
-  isAbsolute,
-  join,
-  relative,
-  resolve,
-  sep,
-} from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolFailure } from "./_protocol.ts";
 
 /**
@@ -227,9 +219,7 @@ async function realInside(
   const how = link === undefined
     ? `resolves to ${real}`
     : `${
-      link.path === resolve(root, shown)
-        ? "is a symlink"
-        : `goes through the symlink ${link.path}`
+      link.path === resolve(root, shown) ? "is a symlink" : `goes through the symlink ${link.path}`
     } pointing to ${link.target}`;
   throw new ToolFailure(
     "denied",

@@ -60,24 +60,19 @@ export async function searchFiles(
   args: Record<string, unknown>,
   roots: readonly string[] = [],
 ): Promise<string> {
-  const { pattern, path, include, ignore_case, max_results } =
-    SearchFilesArgsSchema.parse(args);
+  const { pattern, path, include, ignore_case, max_results } = SearchFilesArgsSchema.parse(args);
   let regex: RegExp;
   try {
     regex = new RegExp(pattern, ignore_case ? "i" : "");
   } catch (error) {
     throw new ToolFailure(
       "invalid_arguments",
-      `pattern is not a valid JavaScript regular expression: ${
-        (error as Error).message
-      }`,
+      `pattern is not a valid JavaScript regular expression: ${(error as Error).message}`,
     );
   }
   const root = await Deno.realPath(workspace);
   const base = await resolveReadTarget(root, path, roots);
-  const matchesInclude = include === undefined
-    ? () => true
-    : picomatch(include, { dot: true });
+  const matchesInclude = include === undefined ? () => true : picomatch(include, { dot: true });
   const files: { path: string; real: string }[] = [];
   if ((await Deno.stat(base)).isDirectory) {
     for await (const entry of walkWorkspace(root, base)) {

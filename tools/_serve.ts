@@ -6,12 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import {
-  failureResponse,
-  ToolFailure,
-  ToolRequestSchema,
-  type ToolResponse,
-} from "./_protocol.ts";
+import { failureResponse, ToolFailure, ToolRequestSchema, type ToolResponse } from "./_protocol.ts";
 
 /**
  * A tool of a child: gets the request's workspace, raw arguments and the extra directories
@@ -83,9 +78,7 @@ export async function answerRequestLine(
     return { id, ok: true, output: await run(workspace, args, roots ?? []) };
   } catch (error) {
     if (error instanceof z.ZodError) {
-      const message = `Invalid arguments for ${tool}: ${
-        z.prettifyError(error)
-      }`;
+      const message = `Invalid arguments for ${tool}: ${z.prettifyError(error)}`;
       return failureResponse(
         id,
         tool,

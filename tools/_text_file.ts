@@ -51,9 +51,7 @@ export function binaryReason(
     ) odd++;
   }
   const ratio = head.length === 0 ? 0 : odd / head.length;
-  return ratio > 0.3
-    ? `${Math.round(ratio * 100)}% control bytes in the first 8 KiB`
-    : null;
+  return ratio > 0.3 ? `${Math.round(ratio * 100)}% control bytes in the first 8 KiB` : null;
 }
 
 /** An open text file, positioned at its start. Close it (`using`) when done. */
@@ -164,8 +162,7 @@ export async function splitLines(
       nl !== -1 && !stopped;
       nl = text.indexOf("\n", start)
     ) {
-      stopped =
-        onLine(overlong ? carry : carry + text.slice(start, nl)) === false;
+      stopped = onLine(overlong ? carry : carry + text.slice(start, nl)) === false;
       carry = "";
       overlong = false;
       start = nl + 1;

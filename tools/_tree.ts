@@ -80,9 +80,7 @@ export async function tree(
       files++;
       const size = await Deno.lstat(entry.real).then((i) => i.size, () => 0);
       lines.push(
-        `${indent}${entry.name}${
-          entry.kind === "file" ? ` (${size} bytes)` : " (special)"
-        }`,
+        `${indent}${entry.name}${entry.kind === "file" ? ` (${size} bytes)` : " (special)"}`,
       );
     }
   }

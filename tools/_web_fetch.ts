@@ -117,9 +117,7 @@ export class EgressClient {
       if (hop >= MAX_REDIRECTS) {
         throw new ToolFailure(
           "failed",
-          `Stopped after ${MAX_REDIRECTS} redirects (${
-            hops.join(" → ")
-          } → ${location})`,
+          `Stopped after ${MAX_REDIRECTS} redirects (${hops.join(" → ")} → ${location})`,
         );
       }
       const next = checkedUrl(new URL(location, url).href);
@@ -199,9 +197,7 @@ function connectFailure(
       `${url.href} did not answer within ${timedOutAfter} ms`,
     );
   }
-  const text = `${error}${
-    (error as Error)?.cause ? ` (${(error as Error).cause})` : ""
-  }`;
+  const text = `${error}${(error as Error)?.cause ? ` (${(error as Error).cause})` : ""}`;
   if (/tunnel/i.test(text)) {
     const port = url.port || (url.protocol === "https:" ? "443" : "80");
     return new ToolFailure(

@@ -63,11 +63,9 @@ export async function writeFile(
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
   await atomicWrite(target, bytes, mode);
-  const lines = content === ""
-    ? 0
-    : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
-  const counted = `${bytes.length} byte${
-    bytes.length === 1 ? "" : "s"
-  }, ${lines} line${lines === 1 ? "" : "s"}`;
+  const lines = content === "" ? 0 : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
+  const counted = `${bytes.length} byte${bytes.length === 1 ? "" : "s"}, ${lines} line${
+    lines === 1 ? "" : "s"
+  }`;
   return `${existed ? "Replaced" : "Created"} ${path}: ${counted}`;
 }

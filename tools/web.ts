@@ -152,9 +152,7 @@ function formatPage(response: WebResponse): string {
         page.text.length - MAX_PAGE_CHARS
       } more characters]`
       : page.text;
-    const links = page.links.map((link) =>
-      `[${link.n}] ${link.text || "(no text)"} — ${link.url}`
-    );
+    const links = page.links.map((link) => `[${link.n}] ${link.text || "(no text)"} — ${link.url}`);
     return [
       head,
       `title: ${page.title || "(none)"}`,
@@ -166,9 +164,7 @@ function formatPage(response: WebResponse): string {
     ].join("\n");
   }
   if (!isText(contentType, response.body)) {
-    return `${head}\n(not a page: ${
-      contentType || "unknown type"
-    }, ${response.body.length} bytes)`;
+    return `${head}\n(not a page: ${contentType || "unknown type"}, ${response.body.length} bytes)`;
   }
   return `${head}\n\n${decoded.slice(0, MAX_PAGE_CHARS)}`;
 }

@@ -176,10 +176,11 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     secretOf: (_m, _prefix, value) => value,
   },
   {
-    // NAME=value, NAME: value, export NAME=value, `- name: value`, at the start of a line.
+    // NAME=value, NAME: value, export NAME=value, `- name: value`, at the start of a line (after
+    // the `N|` line number `read_file` and `head_tail` put before each line).
     name: "assignment",
     regex: new RegExp(
-      `${LINE_START}([ \\t]*(?:-[ \\t]+)?(?:export[ \\t]+|set[ \\t]+)?)([A-Za-z_][A-Za-z0-9_.-]*)${SEPARATOR}${VALUE}`,
+      `${LINE_START}((?:[0-9]+\\|)?[ \\t]*(?:-[ \\t]+)?(?:export[ \\t]+|set[ \\t]+)?)([A-Za-z_][A-Za-z0-9_.-]*)${SEPARATOR}${VALUE}`,
       "g",
     ),
     replace: (_m, start, lead, name, separator, value) =>

@@ -164,3 +164,15 @@ Deno.test("redactSecretPatterns() reports each value it replaced", () => {
   );
   assert.deepEqual(seen.sort(), ["ghp_0123456789abcdefghijABCDEFGHIJ012345", "p4ss word"]);
 });
+
+Deno.test("redactSecretPatterns() finds assignments after read_file's N| line numbers, whatever read them first", () => {
+  const numbered = "1|# app\n2|PORT=8080\n5|DATABASE_PASSWORD=pg-Pa55word-planted-1\n" +
+    "7|export SESSION_TOKEN='tok-planted-ABCDEF-987654'\n12|  api_key: abc123def456\n";
+  const out = redactSecretPatterns(numbered);
+  assert.ok(out.includes("2|PORT=8080"), out);
+  assert.ok(out.includes("5|DATABASE_PASSWORD=[REDACTED]"), out);
+  assert.ok(out.includes("7|export SESSION_TOKEN='[REDACTED]'"), out);
+  assert.ok(out.includes("12|  api_key: [REDACTED]"), out);
+  // A number that is not a line-number prefix changes nothing.
+  assert.equal(redactSecretPatterns("x 5|PORT=1"), "x 5|PORT=1");
+});
