@@ -90,6 +90,12 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
       `--record and --replay cannot be used together. Run "odek ${command} --help".`,
     );
   }
+  if (v["events-jsonl"] === "") {
+    throw new OdekError(
+      "USAGE",
+      `--events-jsonl takes a file path, got an empty one. Run "odek ${command} --help".`,
+    );
+  }
   if (typeof v.workspace === "string" && v["dedicated-workspace"] === true) {
     throw new OdekError(
       "USAGE",

@@ -163,7 +163,7 @@ export class PlanState {
               (step.check.argsInclude
                 ? ` whose arguments contain ${JSON.stringify(step.check.argsInclude)}`
                 : "") +
-              " that completed after the check was declared (in an earlier turn than this update). Run it, then update the step. Nothing was changed.",
+              " that completed after the check was declared and before this update ran. Run it, then update the step in a later turn. Nothing was changed.",
           );
         }
         step.check.satisfiedBy = evidence.callId;

@@ -110,3 +110,13 @@ Deno.test("parseRunFlags() refuses --workspace together with --dedicated-workspa
     (error: OdekError) => error.code === "USAGE" && /pass one/.test(error.message),
   );
 });
+
+Deno.test("parseRunFlags() refuses an empty --events-jsonl instead of ignoring it", () => {
+  assert.throws(
+    () => parseRunFlags(["--events-jsonl", "", "task"], "run"),
+    (error: unknown) =>
+      error instanceof OdekError && error.code === "USAGE" &&
+      /--events-jsonl takes a file path, got an empty one/.test(error.message),
+  );
+  assert.equal(parseRunFlags(["--events-jsonl", "e.jsonl", "task"], "run").eventsJsonl, "e.jsonl");
+});
