@@ -64,3 +64,40 @@ export class TtyLines {
     }
   }
 }
+
+/**
+ * Open the terminal at `path` for reading and run `body` with it: the terminal is closed when
+ * `body` ends or `signal` aborts (then the signal's reason is thrown). When the terminal cannot be
+ * opened, `unavailable` gets the reason (`cannot open PATH: …`) and its value is returned.
+ */
+export async function withTerminal<T>(
+  path: string,
+  out: PromptWriter,
+  signal: AbortSignal | undefined,
+  unavailable: (why: string) => T,
+  body: (tty: TtyLines) => Promise<T>,
+): Promise<T> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch (error) {
+    return unavailable(
+      `cannot open ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  let closed = false;
+  const close = () => {
+    if (!closed) file.close();
+    closed = true;
+  };
+  signal?.addEventListener("abort", close, { once: true });
+  try {
+    return await body(new TtyLines(file, out));
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw error;
+  } finally {
+    signal?.removeEventListener("abort", close);
+    close();
+  }
+}

@@ -8,7 +8,7 @@ import type { ApprovalAnswer, ApprovalCall, ApprovalRequest, Approver } from "./
 import { ApprovalMemory } from "./approval_memory.ts";
 import { askingClasses } from "./asking_classes.ts";
 import { renderCall } from "./_render_call.ts";
-import { type PromptWriter, TtyLines } from "./_tty_lines.ts";
+import { type PromptWriter, type TtyLines, withTerminal } from "./_tty_lines.ts";
 
 export type { PromptWriter };
 
@@ -82,12 +82,8 @@ export class TerminalApprover implements Approver {
     if (calls.every(({ classes }) => this.#memory.isGranted(classes))) {
       return calls.map(({ call }) => grantedAnswer(call));
     }
-    let file: Deno.FsFile;
-    try {
-      file = await Deno.open(this.#ttyPath, { read: true });
-    } catch (error) {
-      const why = `no terminal was available to ask the operator (cannot open ${this.#ttyPath}: ` +
-        `${error instanceof Error ? error.message : String(error)})`;
+    return await withTerminal(this.#ttyPath, this.#output, signal, (cause) => {
+      const why = `no terminal was available to ask the operator (${cause})`;
       return calls.map(({ call, classes }) =>
         this.#memory.isGranted(classes) ? grantedAnswer(call) : {
           callId: call.callId,
@@ -96,15 +92,7 @@ export class TerminalApprover implements Approver {
           reason: `Denied: ${why}; run odek from a terminal, or with --yes / --yes=<class>`,
         }
       );
-    }
-    let closed = false;
-    const close = () => {
-      if (!closed) file.close();
-      closed = true;
-    };
-    signal?.addEventListener("abort", close, { once: true });
-    try {
-      const tty = new TtyLines(file, this.#output);
+    }, async (tty) => {
       const plural = calls.length === 1 ? "" : "s";
       const listing = calls.map(({ call, classes }, i) => renderCall(i + 1, call, classes));
       await tty.write(
@@ -115,13 +103,7 @@ export class TerminalApprover implements Approver {
         answers.push(await this.#ask(tty, i + 1, call, classes));
       }
       return answers;
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw error;
-    } finally {
-      signal?.removeEventListener("abort", close);
-      close();
-    }
+    });
   }
 
   async #ask(

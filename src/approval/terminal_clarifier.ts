@@ -5,7 +5,7 @@
  */
 import type { Clarifier, ClarifyAnswer } from "./clarifier.ts";
 import { escapeControl } from "./_render_call.ts";
-import { type PromptWriter, TtyLines } from "./_tty_lines.ts";
+import { type PromptWriter, withTerminal } from "./_tty_lines.ts";
 
 /** Options for {@linkcode TerminalClarifier}. */
 export interface TerminalClarifierOptions {
@@ -45,26 +45,11 @@ export class TerminalClarifier implements Clarifier {
   /** Ask and wait; see the class comment for the outcomes. */
   async ask(question: string, signal?: AbortSignal): Promise<ClarifyAnswer> {
     signal?.throwIfAborted();
-    let file: Deno.FsFile;
-    try {
-      file = await Deno.open(this.#ttyPath, { read: true });
-    } catch (error) {
-      return {
-        answered: false,
-        reason:
-          `Nobody can answer: no terminal was available to ask the operator (cannot open ${this.#ttyPath}: ${
-            error instanceof Error ? error.message : String(error)
-          }). Continue on your best judgement and state the assumption you made.`,
-      };
-    }
-    let closed = false;
-    const close = () => {
-      if (!closed) file.close();
-      closed = true;
-    };
-    signal?.addEventListener("abort", close, { once: true });
-    try {
-      const tty = new TtyLines(file, this.#output);
+    return await withTerminal(this.#ttyPath, this.#output, signal, (cause) => ({
+      answered: false,
+      reason:
+        `Nobody can answer: no terminal was available to ask the operator (${cause}). Continue on your best judgement and state the assumption you made.`,
+    }), async (tty): Promise<ClarifyAnswer> => {
       await tty.write(
         `\nodek: the model asks:\n  ${escapeControl(question)}\nanswer (empty line: no answer)> `,
       );
@@ -77,12 +62,6 @@ export class TerminalClarifier implements Clarifier {
         };
       }
       return { answered: true, answer: line.trim().slice(0, this.#max) };
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw error;
-    } finally {
-      signal?.removeEventListener("abort", close);
-      close();
-    }
+    });
   }
 }

@@ -103,7 +103,7 @@ export function startContainer(argv: string[], env: Record<string, string>, name
 }
 
 /** util-linux's setsid: starts the command as the leader of a new process group. */
-const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find((path) => {
+export const SETSID: string | undefined = ["/usr/bin/setsid", "/bin/setsid"].find((path) => {
   try {
     return Deno.statSync(path).isFile;
   } catch {

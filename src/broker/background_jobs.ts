@@ -9,6 +9,7 @@
 import { OdekError } from "../_util/odek_error.ts";
 import { OutputRing } from "./_output_ring.ts";
 import { killSandbox } from "./_kill_sandbox.ts";
+import { SETSID } from "./_start_program.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
 
@@ -51,15 +52,6 @@ interface Job {
   logFile?: string;
   done: Promise<void>;
 }
-
-/** util-linux's setsid: the job leads a new session and process group, away from odek's. */
-const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find((p) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
-});
 
 // An attached job's bash runs the sandbox in the foreground; a detached one's sends its output to
 // a log file and is not the parent odek dies with (bwrap's --die-with-parent then follows bash).

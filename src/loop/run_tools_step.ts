@@ -102,6 +102,7 @@ async function runOne(
     args_bytes: argsBytes,
   }, { tool: name });
   const started = context.now();
+  const core = context.tools.find((t) => t.name === name)?.category === "core";
   let result: ToolResult;
   if ("refusal" in prepared) {
     result = prepared.refusal;
@@ -114,7 +115,6 @@ async function runOne(
       },
     };
   } else {
-    const tool = context.tools.find((t) => t.name === name);
     const heartbeat = setInterval(() => {
       context.emit("tool_running", {
         call_id: call.id,
@@ -123,7 +123,7 @@ async function runOne(
       }, { tool: name });
     }, context.heartbeatMs);
     try {
-      result = tool?.category === "core"
+      result = core
         ? await runCoreTool(context, prepared.invocation)
         : await context.broker.run(prepared.invocation, context.signal);
     } finally {
@@ -141,7 +141,7 @@ async function runOne(
     tool: name,
     redact: context.redact,
     limits: context.toolOutput,
-    trusted: context.tools.find((t) => t.name === name)?.category === "core",
+    trusted: core,
   });
   if (written.flagged.length > 0) {
     context.emit("content_flagged", { call_id: call.id, kinds: written.flagged }, { tool: name });
