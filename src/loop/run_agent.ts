@@ -23,6 +23,8 @@ import type { RunEventSink } from "./run_event.ts";
 import { requestPartialSummary } from "./partial_summary.ts";
 import { newRunStats, type RunStats } from "./run_stats.ts";
 import { runToolsStep } from "./run_tools_step.ts";
+import type { StepRunner } from "./step_runner.ts";
+import { journalStepRunner } from "./journal_step_runner.ts";
 import { type Stall, StallDetector } from "./stall_detector.ts";
 
 /** Options for {@linkcode runAgent}. */
@@ -31,6 +33,11 @@ export interface RunAgentOptions {
   broker: ToolBroker;
   /** Where every message is appended durably (an open session). */
   journal: TranscriptJournal;
+  /**
+   * Runs and records each model call and tool call; a durable engine wraps the steps here.
+   * @default `journalStepRunner(journal)`: each result appended to the journal
+   */
+  stepRunner?: StepRunner;
   /** The transcript so far: system prompt, task, and for a resumed session everything since. */
   messages: readonly ChatMessage[];
   tools: readonly BuiltinTool[];
@@ -216,6 +223,7 @@ function makeContext(
     model: options.model,
     broker: options.broker,
     journal: options.journal,
+    steps: options.stepRunner ?? journalStepRunner(options.journal),
     tools: options.tools,
     toolSpecs: options.toolSpecs,
     messages: [...options.messages],
