@@ -154,6 +154,24 @@ Deno.test("runAgent() aborts a long tool call when the runtime budget is spent",
   assert.match(String(last.content), /^error \(interrupted\):\n[^]*\nkilled\n/);
 });
 
+// The failing input: the timer fired while the clock still read just under the limit, and the
+// breach said "2.99994 s of 2.99994 s" instead of the 3 s budget.
+Deno.test("runAgent(): a runtime budget whose timer fires before the clock reaches it reports the budget as the limit", async () => {
+  let clock = 0;
+  const h = harness([{ fault: { type: "hang" } }], () => ok("x"), {
+    budgets: { maxRuntimeMs: 40 },
+    // Every reading moves 1 ms, so the time left is taken a little after the start, and the
+    // clock never reaches the limit while the real timer runs.
+    now: () => clock++,
+  });
+  const outcome = await h.run();
+  assert.equal(outcome.type, "budget_exceeded");
+  if (outcome.type !== "budget_exceeded") return;
+  assert.equal(outcome.breach.limit_name, "runtime");
+  assert.equal(outcome.breach.limit, 0.04);
+  assert.ok(outcome.breach.observed >= 0.04, JSON.stringify(outcome.breach));
+});
+
 Deno.test("runAgent() aborts a hanging model request when the runtime budget is spent", async () => {
   const h = harness([{ fault: { type: "hang" } }], () => ok("x"), {
     budgets: { maxRuntimeMs: 50 },
