@@ -94,6 +94,20 @@ Deno.test("src/cli/ constructs no broker, model client or egress proxy: the runt
   assert.deepEqual(violations, []);
 });
 
+Deno.test("src/runtime/ reads nothing from the process and never exits it (design §8.1)", async () => {
+  const violations: string[] = [];
+  const process = /Deno\.(env|cwd\(|exit\(|args\b|addSignalListener|chdir\()/;
+  for (const file of await sourceFiles("src/runtime")) {
+    const lines = (await Deno.readTextFile(join(ROOT, file))).split("\n");
+    lines.forEach((line, index) => {
+      const code = line.trimStart();
+      if (code.startsWith("*") || code.startsWith("//") || code.startsWith("/**")) return;
+      if (process.test(code)) violations.push(`${file}:${index + 1}: ${code}`);
+    });
+  }
+  assert.deepEqual(violations, []);
+});
+
 Deno.test("only src/broker spawns processes", async () => {
   const violations: string[] = [];
   for (const file of await sourceFiles("src")) {
