@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { childDenoPath, PINNED_DENO_VERSION } from "./src/cli/child_deno_path.ts";
+import { childDenoPath, PINNED_DENO_VERSION } from "./src/runtime/child_deno_path.ts";
 import { ODEK_VERSION } from "./src/cli/version.ts";
 
 // Specifiers held in variables: Deno does not pre-load these modules, so --version stays fast.

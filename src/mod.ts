@@ -1,6 +1,7 @@
 /**
- * odek as a library: the run loop, the model client, the sandboxed broker and the session store,
- * to embed in your own scripts. Fakes for tests are under `@odek/odek/testing`.
+ * odek as a library: the runtime (`createRuntime` → session hosts → runs, docs/runtime.md), and
+ * below it the run loop, the model client, the sandboxed broker and the session store, to embed in
+ * your own scripts. Fakes for tests are under `@odek/odek/testing`.
  *
  * @example Run the loop with a scripted model and an in-process broker
  * ```ts
@@ -22,6 +23,34 @@
  * });
  * await session.close();
  * if (outcome.type !== "completed" || outcome.text !== "There is one Markdown file.") throw new Error(outcome.type);
+ * ```
+ *
+ * @example Drive a session host through the runtime (what every surface does)
+ * ```ts
+ * import { createRuntime } from "./mod.ts";
+ * import { ScriptedModel } from "./testing/mod.ts";
+ *
+ * const home = await Deno.makeTempDir();
+ * const workspace = await Deno.makeTempDir();
+ * try {
+ *   await using runtime = await createRuntime({
+ *     env: { HOME: home, PATH: "/usr/bin:/bin" },
+ *     installDir: new URL("..", import.meta.url).pathname.replace(/\/$/, ""),
+ *     config: { sandbox: "none" },
+ *     modelFactory: () => new ScriptedModel([{ text: "Hello." }, { text: "Hello again." }]),
+ *   });
+ *   await using host = await runtime.openSession({ task: "Say hello." }, { workspace });
+ *   const first = await host.startRun();
+ *   const types = [];
+ *   for await (const event of first.events) types.push(`${event.seq}:${event.type}`);
+ *   const outcome = await first.result;
+ *   if (outcome.type !== "completed" || types[0] !== "1:run_started") throw new Error(types.join());
+ *   const second = await (await host.startRun({ message: "Once more." })).result;
+ *   if (second.type !== "completed" || second.text !== "Hello again.") throw new Error(second.type);
+ * } finally {
+ *   await Deno.remove(home, { recursive: true });
+ *   await Deno.remove(workspace, { recursive: true });
+ * }
  * ```
  *
  * @module
@@ -78,10 +107,35 @@ export type {
 } from "./session/session_store.ts";
 export { builtinToolSpecs } from "./loop/builtin_tool_specs.ts";
 export { initialMessages } from "./loop/initial_messages.ts";
-export { runAgent, type RunAgentOptions, type RunOutcome } from "./loop/run_agent.ts";
+export {
+  runAgent,
+  type RunAgentOptions,
+  type RunOutcome as AgentOutcome,
+} from "./loop/run_agent.ts";
+export type { Step, StepInfo, StepRunner } from "./loop/step_runner.ts";
+export { journalStepRunner, type StepJournal } from "./loop/journal_step_runner.ts";
 export type { CompactionState, ContextOptions } from "./loop/context_manager.ts";
 export type { ProtectedMessagePredicate } from "./loop/turn_groups.ts";
 export { contextWindowFor } from "./config/context_window_for.ts";
 export type { BudgetBreach, BudgetName, RunBudgets } from "./loop/budget_checker.ts";
 export { isPartialSummary, PARTIAL_SUMMARY_MARKER } from "./loop/partial_summary.ts";
 export type { RunEvent, RunEventData, RunEventType } from "./loop/run_event.ts";
+export {
+  createRuntime,
+  EventSubscription,
+  type ModelFactory,
+  type ModelSpec,
+  type OpenSessionOptions,
+  Run,
+  type RunLimitsOverride,
+  type RunOutcome,
+  type RunSubscribeOptions,
+  Runtime,
+  type RuntimeEvent,
+  type RuntimeOptions,
+  type RuntimeTools,
+  SessionHost,
+  type SessionTarget,
+  type StartRunOptions,
+  type SubscribeOptions,
+} from "./runtime/mod.ts";

@@ -20,6 +20,8 @@ export type OdekErrorCode =
   | "SESSION_NOT_FOUND"
   | "SESSION_LOCKED"
   | "SESSION_CORRUPT"
+  /** A session host already has a run going, or was closed. */
+  | "SESSION_BUSY"
   | "CASSETTE_MISMATCH"
   | "CASSETTE_INVALID"
   | "BUDGET_EXCEEDED"

@@ -41,7 +41,7 @@ const SPARES_PER_KEY = 2;
  * environment and workspace), oldest first. Used by `runShell` in bwrap mode; owned and closed
  * by the broker.
  */
-export class SandboxStandby {
+export class SandboxStandby implements AsyncDisposable {
   readonly #spares = new Map<string, Spare[]>();
   /** The specs used so far: {@linkcode SandboxStandby.prepare} keeps a spare ready for each. */
   readonly #wanted = new Map<string, { spec: StandbySpec; ino: number | null }>();
@@ -93,6 +93,11 @@ export class SandboxStandby {
     const spares = [...this.#spares.values()].flat();
     this.#spares.clear();
     await Promise.all(spares.map((spare) => this.#discard(spare)));
+  }
+
+  /** {@linkcode SandboxStandby.close}: for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   async #discard(spare: Spare): Promise<void> {

@@ -77,7 +77,7 @@ const DETACHED = 'trap "" HUP; "$@" </dev/null >>"$0" 2>&1';
  * await Deno.remove(ws, { recursive: true });
  * ```
  */
-export class BackgroundJobs {
+export class BackgroundJobs implements AsyncDisposable {
   readonly #ringBytes: number;
   readonly #maxRunning: number;
   readonly #graceMs: number;
@@ -241,6 +241,11 @@ export class BackgroundJobs {
         this.stop(j.id)
       ),
     );
+  }
+
+  /** {@linkcode BackgroundJobs.close}: for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   #require(id: string): Job {

@@ -74,7 +74,7 @@ const HEAD_TIMEOUT_MS = 15_000;
  * }
  * ```
  */
-export class EgressProxy {
+export class EgressProxy implements AsyncDisposable {
   /** The Unix socket clients connect to (inside a private 0700 directory). */
   readonly socketPath: string;
   #listener: Deno.Listener;
@@ -131,6 +131,11 @@ export class EgressProxy {
     await this.#serving;
     await this.#log;
     await Deno.remove(this.#dir, { recursive: true }).catch(() => {});
+  }
+
+  /** {@linkcode EgressProxy.close}: for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   async #serve(): Promise<void> {

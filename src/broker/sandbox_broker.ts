@@ -348,6 +348,11 @@ export class SandboxBroker implements ToolBroker {
     ]);
     await this.#options.egress?.close();
   }
+
+  /** {@linkcode SandboxBroker.close}: for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
 }
 
 /** A web call may take 120 s (its own timeout) plus the child's start: then its child is killed. */

@@ -31,6 +31,12 @@ export interface SandboxContextFromEnvironmentOptions {
   maxProcesses?: number;
   /** Size cap of each sandbox's `/tmp` and home tmpfs, in bytes. @default 1 GiB */
   tmpfsMaxBytes?: number;
+  /**
+   * The environment to read `HOME`, `DENO_DIR`, `XDG_CACHE_HOME`, `PATH`, `ODEK_DOCKER_IMAGE`
+   * and the `DOCKER_*` variables from (the runtime passes the one it was given).
+   * @default this process's environment
+   */
+  env?: Record<string, string | undefined>;
 }
 
 /**
@@ -51,8 +57,10 @@ export interface SandboxContextFromEnvironmentOptions {
  * (bwrap cannot mount over a missing path under the read-only `/`); one inside the home is
  * hidden by the home's tmpfs anyway, and file tools never reach past their granted paths.
  *
- * Needs `--allow-env` (HOME, DENO_DIR, XDG_CACHE_HOME, PATH), `--allow-read` and `--allow-run`
- * (to probe bwrap).
+ * Needs `--allow-env` (HOME, DENO_DIR, XDG_CACHE_HOME, PATH) unless `env` is given,
+ * `--allow-read` and `--allow-run` (to probe bwrap). The root secrets are computed against the
+ * `HOME` of `env`: a caller that replaces the home passes the replacement here, so the real home
+ * (`/root`) is hidden like any other root secret.
  *
  * @param options the two protected roots, the mode and the deno to use
  * @returns the context, without the workspace (resolved before every call)
@@ -73,7 +81,8 @@ export interface SandboxContextFromEnvironmentOptions {
 export async function sandboxContextFromEnvironment(
   options: SandboxContextFromEnvironmentOptions,
 ): Promise<Omit<SandboxContext, "workspace">> {
-  const rawHome = Deno.env.get("HOME");
+  const env = options.env ?? processEnv();
+  const rawHome = env.HOME;
   if (rawHome === undefined || !rawHome.startsWith("/")) {
     throw new OdekError(
       "CONFIG_INVALID",
@@ -83,9 +92,9 @@ export async function sandboxContextFromEnvironment(
     );
   }
   const home = await realOrSelf(rawHome);
-  const xdgCache = Deno.env.get("XDG_CACHE_HOME");
+  const xdgCache = env.XDG_CACHE_HOME;
   const denoDir = await realOrSelf(
-    Deno.env.get("DENO_DIR") ??
+    env.DENO_DIR ??
       (xdgCache?.startsWith("/") ? join(xdgCache, "deno") : join(home, ".cache", "deno")),
   );
   const installDir = await realOrSelf(options.installDir);
@@ -95,16 +104,16 @@ export async function sandboxContextFromEnvironment(
   const gitconfig = join(home, ".gitconfig");
   const dockerEnv: Record<string, string> = {};
   for (const name of ["DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG"]) {
-    const value = Deno.env.get(name);
+    const value = env[name];
     if (value) dockerEnv[name] = value;
   }
   return {
     mode: options.mode,
-    bwrapPath: await findBwrap(),
+    bwrapPath: await findBwrap({ path: env.PATH ?? "/usr/bin:/bin" }),
     ...(options.mode === "docker"
       ? {
-        dockerPath: findOnPath("docker", Deno.env.get("PATH") ?? "/usr/bin:/bin"),
-        dockerImage: Deno.env.get("ODEK_DOCKER_IMAGE") || DEFAULT_DOCKER_IMAGE,
+        dockerPath: findOnPath("docker", env.PATH ?? "/usr/bin:/bin"),
+        dockerImage: env.ODEK_DOCKER_IMAGE || DEFAULT_DOCKER_IMAGE,
         dockerEnv,
       }
       : {}),
@@ -127,6 +136,14 @@ export async function sandboxContextFromEnvironment(
     ...(options.maxProcesses !== undefined ? { maxProcesses: options.maxProcesses } : {}),
     ...(options.tmpfsMaxBytes !== undefined ? { tmpfsMaxBytes: options.tmpfsMaxBytes } : {}),
   };
+}
+
+/** The variables this module reads, from this process (each needs `--allow-env` of its name). */
+function processEnv(): Record<string, string | undefined> {
+  const names = ["HOME", "DENO_DIR", "XDG_CACHE_HOME", "PATH", "ODEK_DOCKER_IMAGE"];
+  return Object.fromEntries(
+    [...names, "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG"].map((n) => [n, Deno.env.get(n)]),
+  );
 }
 
 /** The first executable file named `name` in the `:`-separated `path`, or `null`. */

@@ -40,8 +40,11 @@ export interface ToolInvocation {
   verdict?: Verdict;
 }
 
-/** Runs tool calls. Implementations must be safe to call concurrently. */
-export interface ToolBroker {
+/**
+ * Runs tool calls. Implementations must be safe to call concurrently; disposing one
+ * (`await using`) is {@linkcode ToolBroker.close}.
+ */
+export interface ToolBroker extends AsyncDisposable {
   /**
    * Run one call. Never throws for tool-level failures (denial, timeout, bad target, exit code):
    * those come back as `{ ok: false }`. `signal` aborts the call and kills what it started.

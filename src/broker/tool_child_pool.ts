@@ -68,7 +68,7 @@ export interface ToolChildCallOptions {
  * }
  * ```
  */
-export class ToolChildPool {
+export class ToolChildPool implements AsyncDisposable {
   #context: Omit<SandboxContext, "workspace">;
   #entry: string;
   #callTimeoutMs: number;
@@ -170,6 +170,11 @@ export class ToolChildPool {
     this.#children.clear();
     const children = [...this.#running];
     await Promise.all(children.map((child) => child.kill("The tool-child pool was closed")));
+  }
+
+  /** {@linkcode ToolChildPool.close}: for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   #childFor(set: PermissionSet, workspace: string): ToolChild {

@@ -1,12 +1,12 @@
 /**
  * The containment layers `odek doctor` reports beyond bwrap itself (private to `cli/`): the egress
- * guard (an egress proxy is started and closed again), the seccomp filter, the process limit and
+ * guard (the runtime starts an egress proxy and closes it again), the seccomp filter, the process limit and
  * the hidden root secrets (from `describeSandboxLayers`).
  *
  * @module
  */
 import { describeSandboxLayers } from "../broker/describe_sandbox_layers.ts";
-import { EgressProxy } from "../broker/egress_proxy.ts";
+import { probeEgressProxy } from "../runtime/probe_egress_proxy.ts";
 import type { SandboxContext } from "../broker/render_sandbox.ts";
 import type { DoctorLayer } from "./doctor_report.ts";
 
@@ -32,9 +32,8 @@ export async function probeContainmentLayers(
   mode: "bwrap" | "docker" | "none",
 ): Promise<ContainmentLayers> {
   let egressGuard: DoctorLayer;
-  try {
-    const proxy = await EgressProxy.start({ allowDomains: [...allowDomains] });
-    await proxy.close();
+  const problem = await probeEgressProxy(allowDomains);
+  if (problem === null) {
     egressGuard = {
       status: mode === "none" ? "inactive" : "active",
       detail:
@@ -42,12 +41,11 @@ export async function probeContainmentLayers(
           allowDomains.length > 0 ? `, allow-list: ${allowDomains.join(", ")}` : ""
         }${mode === "none" ? ' (sandbox "none": programs are not proxied)' : ""}`,
     };
-  } catch (error) {
+  } else {
     egressGuard = {
       status: "unavailable",
-      detail: `the egress proxy did not start (${
-        (error as Error).message
-      }): approved network gets none. Check that the temp directory is writable.`,
+      detail:
+        `the egress proxy did not start (${problem}): approved network gets none. Check that the temp directory is writable.`,
     };
   }
   const layers = await describeSandboxLayers(base);

@@ -9,10 +9,9 @@ import { OdekError } from "../_util/odek_error.ts";
 import { flagError } from "./flag_error.ts";
 import { TrustLevelSchema } from "../config/trust_level.ts";
 import type { Classifier, ClassifyContext } from "../danger/classifier.ts";
-import { createClassifier } from "../danger/create_classifier.ts";
 import type { Verdict } from "../danger/verdict.ts";
 import type { CliIO } from "./cli_io.ts";
-import { loadSettings, resolveAddDirs, resolveWorkspace } from "./compose.ts";
+import { cliRuntime } from "./cli_runtime.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
 
@@ -120,22 +119,21 @@ export async function classifyCommand(
     );
   }
   const command = positionals[0] === "-" ? await io.readStdin() : positionals[0];
-  const settings = await loadSettings(io, {});
-  const { workspace, protectedRoots } = await resolveWorkspace(
-    settings,
-    values.workspace,
-    io.callerDir,
-  );
+  await using runtime = await cliRuntime(io);
+  const { workspace, protectedRoots } = await runtime.resolveWorkspace({
+    ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
+    dedicated: false,
+  });
   // As in runs: config addDirs and --add-dir, validated.
-  const addDirs = await resolveAddDirs(settings, values["add-dir"] ?? [], io.callerDir);
+  const addDirs = await runtime.resolveAddDirs(values["add-dir"] ?? []);
   const context: ClassifyContext = {
     workspace,
-    home: settings.paths.home,
+    home: runtime.paths.home,
     protectedRoots,
     addDirs: addDirs.granted,
-    trustLevel: trust?.data ?? settings.config.trustLevel,
+    trustLevel: trust?.data ?? runtime.config.trustLevel,
   };
-  const classifier = options.classifier ?? await createClassifier();
+  const classifier = options.classifier ?? await runtime.classifier();
   const verdict = classifier.classifyToolCall({ name: "shell", args: { command } }, context);
   io.stdout.write(values.json ? `${JSON.stringify(verdict)}\n` : render(verdict, context));
   return EXIT.ok;

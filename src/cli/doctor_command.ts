@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { OdekError } from "../_util/odek_error.ts";
 import { flagError } from "./flag_error.ts";
 import type { CliIO } from "./cli_io.ts";
-import { loadSettings } from "./compose.ts";
+import { cliRuntime } from "./cli_runtime.ts";
 import { type DoctorLayer, type DoctorReport, doctorReport } from "./doctor_report.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
@@ -57,8 +57,8 @@ export async function doctorCommand(args: string[], io: CliIO): Promise<number> 
       '--workspace and --dedicated-workspace choose different directories: pass one. Run "odek doctor --help".',
     );
   }
-  const settings = await loadSettings(io, {});
-  const report = await doctorReport(settings, io, {
+  await using runtime = await cliRuntime(io);
+  const report = await doctorReport(runtime, io, {
     workspace: values.workspace,
     dedicated: values["dedicated-workspace"] === true,
     addDirs: values["add-dir"] ?? [],

@@ -10,9 +10,8 @@ import { sandboxContextFromEnvironment } from "../broker/sandbox_context.ts";
 import type { AddDir } from "../config/add_dirs.ts";
 import { parseAddDir, validateAddDirs } from "../config/add_dirs.ts";
 import { dedicatedWorkspacePath } from "../config/dedicated_workspace.ts";
-import { childDenoPath } from "./child_deno_path.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 import type { CliIO } from "./cli_io.ts";
-import { resolveWorkspace, type Settings } from "./compose.ts";
 import {
   type DockerProbe,
   probe,
@@ -75,7 +74,7 @@ export interface DoctorOptions {
 /**
  * Gather the report. Never throws for a failed check: each becomes a problem.
  *
- * @param settings the loaded settings
+ * @param runtime the runtime a run would use (paths, configuration, the children's deno)
  * @param io the CLI's environment and caller directory
  * @param options the workspace to check and the added directories
  * @returns the report
@@ -83,21 +82,21 @@ export interface DoctorOptions {
  * @example Check the current directory (the probes really run)
  * ```ts ignore
  * import { doctorReport } from "./doctor_report.ts";
- * const report = await doctorReport(settings, io, { dedicated: false, addDirs: [] });
+ * const report = await doctorReport(runtime, io, { dedicated: false, addDirs: [] });
  * console.log(report.ok ? "ok" : report.problems.join("\n"));
  * ```
  */
 export async function doctorReport(
-  settings: Settings,
+  runtime: Runtime,
   io: CliIO,
   options: DoctorOptions,
 ): Promise<DoctorReport> {
-  const { paths, config } = settings;
+  const { paths, config } = runtime;
   const problems: string[] = [];
-  const workspace = await checkWorkspace(settings, io, options);
+  const workspace = await checkWorkspace(runtime, io, options);
   if (!workspace.ok) problems.push(workspace.error!);
-  const addDirs = await checkAddDirs(settings, io, options.addDirs, problems);
-  const children = childDenoPath(io.env, Deno.execPath());
+  const addDirs = await checkAddDirs(runtime, io, options.addDirs, problems);
+  const children = runtime.childDeno;
   const childVersion = children.path === null
     ? null
     : children.source === "self"
@@ -113,6 +112,7 @@ export async function doctorReport(
     installDir: paths.installDir,
     mode: config.sandbox,
     denoPath: children.path ?? Deno.execPath(),
+    env: { ...runtime.env, HOME: paths.home },
   });
   const scratch = workspace.path === undefined
     ? await Deno.realPath(await Deno.makeTempDir({ prefix: "odek-doctor-" }))
@@ -121,7 +121,7 @@ export async function doctorReport(
   try {
     const bwrapVersion = base.bwrapPath ? (await probe([base.bwrapPath, "--version"])).stdout : "";
     const bwrap = base.bwrapPath ? await probeBwrapSandbox(context) : null;
-    const dockerPath = base.dockerPath ?? findDocker();
+    const dockerPath = base.dockerPath ?? findDocker(runtime.env.PATH);
     const docker = await probeDocker(
       dockerPath,
       base.dockerImage ?? "odek:latest",
@@ -223,18 +223,19 @@ export async function doctorReport(
 }
 
 async function checkWorkspace(
-  settings: Settings,
+  runtime: Runtime,
   io: CliIO,
   options: DoctorOptions,
 ): Promise<DoctorReport["workspace"]> {
   const dedicated = options.workspace === undefined &&
-    (options.dedicated || settings.config.dedicatedWorkspace);
+    (options.dedicated || runtime.config.dedicatedWorkspace);
   const kind = dedicated ? "dedicated" : options.workspace ? "explicit" : "current directory";
   const requested = dedicated
-    ? dedicatedWorkspacePath(settings.paths.odekHome)
+    ? dedicatedWorkspacePath(runtime.paths.odekHome)
     : options.workspace ?? io.callerDir;
   try {
-    const resolved = await resolveWorkspace(settings, options.workspace, io.callerDir, {
+    const resolved = await runtime.resolveWorkspace({
+      ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
       dedicated,
     });
     return { requested, kind, ok: true, path: resolved.workspace };
@@ -244,16 +245,16 @@ async function checkWorkspace(
 }
 
 async function checkAddDirs(
-  settings: Settings,
+  runtime: Runtime,
   io: CliIO,
   flagDirs: string[],
   problems: string[],
 ): Promise<DoctorReport["addDirs"]> {
   const specs = [
-    ...settings.config.addDirs.map((spec) => [spec, undefined] as const),
+    ...runtime.config.addDirs.map((spec) => [spec, undefined] as const),
     ...flagDirs.map((spec) => [spec, io.callerDir] as const),
   ];
-  const roots = [settings.paths.odekHome, settings.paths.installDir];
+  const roots = [runtime.paths.odekHome, runtime.paths.installDir];
   const out: DoctorReport["addDirs"] = [];
   for (const [spec, base] of specs) {
     try {
@@ -268,8 +269,8 @@ async function checkAddDirs(
   return out;
 }
 
-function findDocker(): string | null {
-  for (const dir of (Deno.env.get("PATH") ?? "/usr/bin:/bin").split(":")) {
+function findDocker(path: string | undefined): string | null {
+  for (const dir of (path ?? "/usr/bin:/bin").split(":")) {
     if (!dir.startsWith("/")) continue;
     try {
       const info = Deno.statSync(`${dir}/docker`);

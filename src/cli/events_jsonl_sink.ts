@@ -45,7 +45,7 @@ export interface EventsJsonlSinkOptions {
  * if (lines.length !== 1 || JSON.parse(lines[0]).type !== "session_saved") throw new Error(lines.join());
  * ```
  */
-export class EventsJsonlSink {
+export class EventsJsonlSink implements AsyncDisposable {
   readonly #file: Deno.FsFile;
   readonly #maxQueued: number;
   readonly #sync: boolean;
@@ -168,6 +168,11 @@ export class EventsJsonlSink {
     } catch {
       // Already closed.
     }
+  }
+
+  /** {@linkcode EventsJsonlSink.close}: for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   async #pump(): Promise<void> {

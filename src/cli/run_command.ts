@@ -5,30 +5,22 @@
  */
 import { resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
-import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 import type { CliIO } from "./cli_io.ts";
-import {
-  buildBroker,
-  buildModel,
-  loadSettings,
-  resolveAddDirs,
-  resolveWorkspace,
-} from "./compose.ts";
-import { buildGate } from "./build_gate.ts";
-import { contextOptionsFor } from "./context_options.ts";
-import { budgetsFromConfig } from "./budgets_from_config.ts";
+import { cliRuntime } from "./cli_runtime.ts";
 import { EventsJsonlSink } from "./events_jsonl_sink.ts";
 import { executeRun } from "./execute_run.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
-import { parseRunFlags } from "./parse_run_flags.ts";
+import { parseRunFlags, type RunFlags } from "./parse_run_flags.ts";
+import { terminalOperator } from "./terminal_operator.ts";
 
 /**
  * Run `odek run` with its arguments (after the word `run`).
  *
  * @returns the exit code
  * @throws {OdekError} `USAGE` for bad flags or a missing task; configuration, workspace, key and
- *   session errors from the composition root.
+ *   session errors from the runtime.
  */
 export async function runCommand(args: string[], io: CliIO): Promise<number> {
   const flags = parseRunFlags(args, "run");
@@ -43,85 +35,41 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     );
   }
   const task = await readTask(flags.positionals, io);
-  const settings = await loadSettings(io, flags.layer);
-  const { config, store } = settings;
-  const existing = flags.session ? (await store.list()).some((s) => s.id === flags.session) : false;
+  await using runtime = await cliRuntime(io, flags.layer);
+  const existing = flags.session
+    ? (await runtime.sessions.list()).some((s) => s.id === flags.session)
+    : false;
   if (existing) {
     const { continueSession } = await import("./continue_command.ts");
-    return continueSession(io, settings, flags, flags.session!, task);
+    return await continueSession(io, runtime, flags, flags.session!, task);
   }
-  const resolved = await resolveWorkspace(settings, flags.workspace, io.callerDir, {
-    dedicated: config.dedicatedWorkspace,
-  });
-  const { workspace } = resolved;
-  const addDirs = await resolveAddDirs(settings, flags.addDirs, io.callerDir);
-  const model = await buildModel(settings, {
-    model: config.model,
-    baseUrl: config.baseUrl,
-    record: flags.record,
-    replay: flags.replay,
-    callerDir: io.callerDir,
-  });
-  const gate = await buildGate(settings, resolved, flags.yes, addDirs.granted);
-  const events = flags.eventsJsonl
-    ? await EventsJsonlSink.open(resolve(io.callerDir, flags.eventsJsonl), {
-      refuseInside: settings.paths.odekHome,
-    })
-    : undefined;
-  const { broker, bwrapMissing, dockerMissing } = await buildBroker(
-    settings,
-    resolved,
-    io,
-    addDirs.parsed,
+  await using events = await openEventsSink(runtime, flags, io);
+  await using host = await runtime.openSession(
+    { task, ...(flags.session ? { sessionId: flags.session } : {}) },
+    {
+      ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
+      addDirs: flags.addDirs,
+      ...(flags.system !== undefined ? { system: flags.system } : {}),
+      ...(flags.record !== undefined ? { record: flags.record } : {}),
+      ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
+      ...(await terminalOperator(flags.yes)),
+    },
   );
-  if (dockerMissing) {
-    io.stderr.write(
-      'odek: sandbox is "docker" but the docker client is not installed, so the shell tool is disabled. Install Docker, or set "sandbox" to "bwrap" (see odek doctor)\n',
-    );
-  }
-  if (bwrapMissing) {
-    io.stderr.write(
-      'odek: bwrap is not installed, so the shell tool is disabled. Install it with: apt-get install bubblewrap (or set "sandbox" to "docker" or "none"; see odek doctor)\n',
-    );
-  }
-  const session = await store.create({
-    ...(flags.session ? { id: flags.session } : {}),
-    workspace,
-    model: config.model,
-    // A replayed run never talks to the configured endpoint: record where its answers came from.
-    baseUrl: flags.replay ? `replay:${resolve(io.callerDir, flags.replay)}` : config.baseUrl,
-    title: task,
-  }).catch(async (error) => {
-    await broker.close();
-    await events?.close();
-    throw error;
-  });
-  const messages = initialMessages({
-    task,
-    system: flags.system,
-    agentsMd: await readAgentsMd(workspace),
-    workspace,
-    sandbox: config.sandbox,
-    addDirs: addDirs.granted,
-  });
-  for (const message of messages) await session.append(message);
-  return executeRun({
-    io,
-    session,
-    messages,
-    model,
-    broker,
-    json: flags.json,
-    maxIterations: config.budgets.maxIterations,
-    maxToolParallel: config.budgets.maxToolParallel,
-    sandbox: config.sandbox,
-    redact: settings.redact,
-    toolOutput: config.toolOutput,
-    resumed: false,
-    gate,
-    context: contextOptionsFor(config, config.model),
-    budgets: budgetsFromConfig(config, config.model),
-    events,
+  return await executeRun({ io, host, json: flags.json, events });
+}
+
+/**
+ * The `--events-jsonl` sink, opened before the session so a bad path stops the run before
+ * anything is written (never inside ODEK_HOME).
+ */
+export async function openEventsSink(
+  runtime: Runtime,
+  flags: RunFlags,
+  io: CliIO,
+): Promise<EventsJsonlSink | undefined> {
+  if (!flags.eventsJsonl) return undefined;
+  return await EventsJsonlSink.open(resolve(io.callerDir, flags.eventsJsonl), {
+    refuseInside: runtime.paths.odekHome,
   });
 }
 

@@ -8,7 +8,7 @@ import type { ChatMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import { flagError } from "./flag_error.ts";
 import type { CliIO } from "./cli_io.ts";
-import { loadSettings } from "./compose.ts";
+import { cliRuntime } from "./cli_runtime.ts";
 import { EXIT } from "./exit_code.ts";
 import { terminalSafe } from "./terminal_safe.ts";
 import { terminalSafeJson } from "./terminal_safe_json.ts";
@@ -39,7 +39,8 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
   if (rest.length > 0) {
     throw new OdekError("USAGE", `Unexpected argument "${rest[0]}". Run "odek sessions --help".`);
   }
-  const { store } = await loadSettings(io, {});
+  await using runtime = await cliRuntime(io);
+  const store = runtime.sessions;
   const needId = () => {
     if (!id) {
       throw new OdekError(

@@ -163,6 +163,13 @@ export class TerminalRenderer {
             `~${event.data.estimated_tokens} of ${event.data.window} tokens`,
         );
         break;
+      case "events_dropped":
+        this.#line(
+          `${this.#paint("33", "!")} ${
+            event.data.to - event.data.from + 1
+          } event(s) were not shown: the terminal fell behind (the session has everything)`,
+        );
+        break;
       case "compaction_failed":
         this.#line(
           `${this.#paint("33", "!")} compaction failed (${

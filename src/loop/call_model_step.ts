@@ -20,8 +20,9 @@ export type AfterModelStep =
 /**
  * Run one model turn.
  *
- * The assistant message (with its tool calls) is appended to the journal and fsynced before the
- * step returns, so a crash while the tools run leaves evidence of every call (design §5).
+ * The turn is one step of `context.steps`: the assistant message (with its tool calls) is recorded
+ * (by default appended to the journal and fsynced) before the step returns, so a crash while the
+ * tools run leaves evidence of every call (design §5).
  *
  * What is sent comes from `context.contextManager` when there is one (trimmed near the window);
  * a context-length refusal is retried once after its survival trim.
@@ -46,7 +47,6 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
   // While the model thinks, the broker may warm up what the next tool call needs. A timer lets the
   // request leave first: spawning blocks the thread.
   const warmUp = setTimeout(() => context.broker.prepare?.(), 0);
-  let response: ModelResponse;
   const complete = (messages: ChatMessage[]) =>
     context.model.complete(
       {
@@ -75,24 +75,29 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
     );
   // Context management (docs/context.md): only what is sent is trimmed, never the transcript.
   const manager = context.contextManager;
-  try {
-    try {
-      response = await complete(manager ? await manager.prepare(context) : context.messages);
-    } catch (error) {
-      // A context-length refusal: one retry after a survival trim.
-      if (!manager || !isContextLengthError(error) || context.signal.aborted) throw error;
-      response = await complete(await manager.survive(context));
-    }
-    manager?.observe(response.usage.inputTokens);
-  } finally {
-    clearTimeout(warmUp);
-    release("reasoning_delta", reasoning.flush());
-    release("text_delta", text.flush());
-  }
+  // One step: the whole turn (a survival retry included); only the finished turn is recorded.
+  const response: ModelResponse = await context.steps.run<ModelResponse>({
+    info: { type: "model_call", iteration: context.stats.iterations, purpose: "turn" },
+    async execute() {
+      try {
+        try {
+          return await complete(manager ? await manager.prepare(context) : context.messages);
+        } catch (error) {
+          // A context-length refusal: one retry after a survival trim.
+          if (!manager || !isContextLengthError(error) || context.signal.aborted) throw error;
+          return await complete(await manager.survive(context));
+        }
+      } finally {
+        release("reasoning_delta", reasoning.flush());
+        release("text_delta", text.flush());
+      }
+    },
+    records: (result) => [result.message],
+  }).finally(() => clearTimeout(warmUp));
+  manager?.observe(response.usage.inputTokens);
   context.stats.inputTokens += response.usage.inputTokens;
   context.stats.outputTokens += response.usage.outputTokens;
   const message = response.message;
-  await context.journal.append(message);
   context.messages.push(message);
   const toolCalls = message.tool_calls ?? [];
   context.emit("assistant_message", {

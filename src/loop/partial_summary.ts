@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { AssistantMessage, ChatMessage } from "../_util/chat_message.ts";
+import type { ChatMessage } from "../_util/chat_message.ts";
+import type { ModelResponse } from "../llm/model.ts";
 import type { RunContext } from "./run_context.ts";
 
 /** The first line of a partial summary as it is stored in the transcript. */
@@ -20,10 +21,10 @@ export interface PartialSummaryOptions {
 }
 
 /**
- * Ask the model, with no tools offered, for a summary of the run so far. On success the request
- * (a user message marked `[odek]`) and the answer (starting with
- * {@linkcode PARTIAL_SUMMARY_MARKER}) are journaled and appended, usage is counted, and a
- * `partial_summary` event is emitted.
+ * Ask the model, with no tools offered, for a summary of the run so far (one step of
+ * `context.steps`). On success the request (a user message marked `[odek]`) and the answer
+ * (starting with {@linkcode PARTIAL_SUMMARY_MARKER}) are recorded (journaled) and appended, usage
+ * is counted, and a `partial_summary` event is emitted.
  *
  * @returns the summary text (redacted), or `null` when the call failed, timed out, was
  *   interrupted, answered with tool calls or with no text (nothing is journaled then)
@@ -45,31 +46,37 @@ export async function requestPartialSummary(
       "paragraphs: what you did, what you found, what is left to do, and how to continue.",
   };
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 60_000);
-  let message: AssistantMessage;
-  try {
-    const response = await context.model.complete({
-      messages: [...context.messages, request],
-      tools: [],
-      iteration: context.stats.iterations + 1,
-      signal: AbortSignal.any([context.signal, timeout]),
-    });
-    context.stats.inputTokens += response.usage.inputTokens;
-    context.stats.outputTokens += response.usage.outputTokens;
-    message = response.message;
-  } catch {
-    return null;
-  }
-  const text = message.content?.trim();
-  if (message.tool_calls?.length || !text) return null;
-  const redacted = context.redact(text);
-  const answer: ChatMessage = {
-    role: "assistant",
-    content: `${PARTIAL_SUMMARY_MARKER}\n\n${redacted}`,
+  const answerOf = (response: ModelResponse | null): ChatMessage[] => {
+    const text = response?.message.content?.trim();
+    if (!response || response.message.tool_calls?.length || !text) return [];
+    return [request, {
+      role: "assistant",
+      content: `${PARTIAL_SUMMARY_MARKER}\n\n${context.redact(text)}`,
+    }];
   };
-  for (const m of [request, answer]) {
-    await context.journal.append(m);
-    context.messages.push(m);
-  }
+  // One step: the call and, when it answered with text, the request and the answer recorded.
+  const response = await context.steps.run<ModelResponse | null>({
+    info: {
+      type: "model_call",
+      iteration: context.stats.iterations + 1,
+      purpose: "partial_summary",
+    },
+    execute: () =>
+      context.model.complete({
+        messages: [...context.messages, request],
+        tools: [],
+        iteration: context.stats.iterations + 1,
+        signal: AbortSignal.any([context.signal, timeout]),
+      }).catch(() => null),
+    records: answerOf,
+  });
+  if (response === null) return null;
+  context.stats.inputTokens += response.usage.inputTokens;
+  context.stats.outputTokens += response.usage.outputTokens;
+  const recorded = answerOf(response);
+  if (recorded.length === 0) return null;
+  context.messages.push(...recorded);
+  const redacted = context.redact(response.message.content!.trim());
   context.emit("partial_summary", { text: redacted });
   return redacted;
 }

@@ -13,6 +13,7 @@ import type { ToolBroker, ToolResult } from "../broker/tool_broker.ts";
 import type { Model, ToolSpec } from "../llm/model.ts";
 import { type BudgetBreach, BudgetChecker, type RunBudgets } from "./budget_checker.ts";
 import { callModelStep } from "./call_model_step.ts";
+import { checkRunLimits } from "./check_run_limits.ts";
 import { ContextManager, type ContextOptions } from "./context_manager.ts";
 import type { ToolGate } from "./gate_tool_calls.ts";
 import type { Clarifier } from "../approval/clarifier.ts";
@@ -23,6 +24,8 @@ import type { RunEventSink } from "./run_event.ts";
 import { requestPartialSummary } from "./partial_summary.ts";
 import { newRunStats, type RunStats } from "./run_stats.ts";
 import { runToolsStep } from "./run_tools_step.ts";
+import type { StepRunner } from "./step_runner.ts";
+import { journalStepRunner } from "./journal_step_runner.ts";
 import { type Stall, StallDetector } from "./stall_detector.ts";
 
 /** Options for {@linkcode runAgent}. */
@@ -31,6 +34,11 @@ export interface RunAgentOptions {
   broker: ToolBroker;
   /** Where every message is appended durably (an open session). */
   journal: TranscriptJournal;
+  /**
+   * Runs and records each model call and tool call; a durable engine wraps the steps here.
+   * @default `journalStepRunner(journal)`: each result appended to the journal
+   */
+  stepRunner?: StepRunner;
   /** The transcript so far: system prompt, task, and for a resumed session everything since. */
   messages: readonly ChatMessage[];
   tools: readonly BuiltinTool[];
@@ -105,7 +113,11 @@ type NextStep =
 
 /**
  * Run the loop until the model answers without tool calls, the iteration budget is spent, the
- * signal aborts, or an operator-facing fault occurs. Never throws: every ending is an outcome.
+ * signal aborts, or an operator-facing fault occurs. Every ending is an outcome; the promise
+ * rejects only for options it could not honour, before anything runs or is journaled.
+ *
+ * @throws {TypeError} when `maxIterations`, `maxToolParallel` or a budget is not a number;
+ *   {@linkcode RangeError} when one is out of range (see `checkRunLimits`)
  *
  * @example With the scripted model and an in-memory journal
  * ```ts ignore
@@ -113,6 +125,7 @@ type NextStep =
  * ```
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
+  checkRunLimits(options);
   const now = options.now ?? (() => performance.now());
   const maxIterations = options.maxIterations ?? 90;
   const stats = newRunStats(now());
@@ -123,8 +136,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
   let runtimeBreach: BudgetBreach | undefined;
   const remaining = budgets.remainingMs(stats, now());
   const timer = remaining === undefined ? undefined : setTimeout(() => {
-    runtimeBreach = budgets.runtime(stats, Math.max(now(), stats.startedAt + remaining)) ??
-      { limit_name: "runtime", observed: remaining / 1000, limit: remaining / 1000 };
+    // The timer may fire a little before the clock reaches the limit (timer resolution, the
+    // moment `remaining` was taken): the budget is spent all the same, and it is the limit.
+    const limitMs = options.budgets?.maxRuntimeMs ?? remaining;
+    runtimeBreach = budgets.runtime(stats, Math.max(now(), stats.startedAt + limitMs))!;
     deadline.abort();
   }, remaining);
   const signal = options.signal
@@ -216,6 +231,7 @@ function makeContext(
     model: options.model,
     broker: options.broker,
     journal: options.journal,
+    steps: options.stepRunner ?? journalStepRunner(options.journal),
     tools: options.tools,
     toolSpecs: options.toolSpecs,
     messages: [...options.messages],

@@ -14,6 +14,7 @@ import type { ToolGate } from "./gate_tool_calls.ts";
 import type { Clarifier } from "../approval/clarifier.ts";
 import type { PlanState } from "./plan_state.ts";
 import type { CompactionState, ContextManager } from "./context_manager.ts";
+import type { StepRunner } from "./step_runner.ts";
 
 /** The journal the loop appends to: an open session satisfies it. */
 export interface TranscriptJournal {
@@ -31,6 +32,8 @@ export interface RunContext {
   readonly model: Model;
   readonly broker: ToolBroker;
   readonly journal: TranscriptJournal;
+  /** Runs and records every model call and tool call (default: the journal). */
+  readonly steps: StepRunner;
   readonly tools: readonly BuiltinTool[];
   readonly toolSpecs: ToolSpec[];
   /** The transcript in order (results in call order), as it will be sent next. */

@@ -138,6 +138,13 @@ export interface RunEventData {
     iterations: number;
     tool_calls: number;
   };
+  /**
+   * Not an event of the run itself: a subscriber's marker standing where the events with `seq`
+   * from `from` to `to` (inclusive) were dropped because it did not keep up (its bounded buffer
+   * was full; the run never waits), or were no longer in the run's memory when it asked to
+   * replay them. Its own `seq` is `to`.
+   */
+  events_dropped: { from: number; to: number };
 }
 
 /** Every event type name. */
@@ -150,6 +157,13 @@ export type RunEvent = {
     type: T;
     /** 128-bit hex id of the run. */
     run_id: string;
+    /**
+     * Per-run monotonic number from 1, assigned by the runtime (design §8.2); events straight
+     * from the loop have none yet.
+     */
+    seq?: number;
+    /** `<run_id>:<seq>`, assigned with `seq`. */
+    id?: string;
     session_id?: string;
     /** 1-based loop iteration, when the event belongs to one. */
     iteration?: number;

@@ -27,7 +27,8 @@ export interface RunToolsStepOptions {
 
 /**
  * Run every tool call of `message`. Tool failures are results, never thrown. While a call runs,
- * a `tool_running` heartbeat is emitted every `context.heartbeatMs`.
+ * a `tool_running` heartbeat is emitted every `context.heartbeatMs`. Each call is one step of
+ * `context.steps`, recorded (journaled) as it completes.
  *
  * @returns when every result is journaled and in `context.messages`
  * @throws only when the journal cannot be written (the run must stop: nothing can be persisted)
@@ -53,25 +54,26 @@ export async function runToolsStep(
   );
   // One approval request per batch, before anything in it runs.
   const gated = context.gate ? await gateToolCalls(context, context.gate, prepared) : prepared;
-  let journalChain: Promise<void> = Promise.resolve();
   let next = 0;
+  const iteration = context.stats.iterations;
   const worker = async () => {
     while (next < calls.length) {
       const index = next++;
-      const content = await runOne(context, calls[index], digests[index], gated[index]);
-      const toolMessage: ToolMessage = {
-        role: "tool",
-        tool_call_id: calls[index].id,
-        content,
-      };
-      results[index] = toolMessage;
-      journalChain = journalChain.then(() => context.journal.append(toolMessage));
-      await journalChain;
+      const call = calls[index];
+      // One step per call: its result is recorded (journaled) as soon as it completes.
+      results[index] = await context.steps.run<ToolMessage>({
+        info: { type: "tool_call", iteration, callId: call.id, name: call.function.name },
+        execute: async () => ({
+          role: "tool",
+          tool_call_id: call.id,
+          content: await runOne(context, call, digests[index], gated[index]),
+        }),
+        records: (message) => [message],
+      });
     }
   };
   const workers = Array.from({ length: Math.min(context.maxToolParallel, calls.length) }, worker);
   const settled = await Promise.allSettled(workers);
-  await journalChain;
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
   if (failure) throw failure.reason;
   for (const result of results) context.messages.push(result!);

@@ -194,6 +194,11 @@ class JournalSession implements OpenSession {
     return this.#closing;
   }
 
+  /** {@linkcode JournalSession.close}: for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
   /** Write after every earlier write; a failed write poisons the session (the tail is unknown). */
   #enqueue(line: string, onWritten: () => void): Promise<void> {
     if (this.#closing) return Promise.reject(new Error(`Session "${this.#meta.id}" is closed`));

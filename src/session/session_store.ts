@@ -77,8 +77,11 @@ export interface SessionSummary extends SessionMeta {
   problem?: string;
 }
 
-/** A session opened for writing. Holds the session's lock until {@linkcode OpenSession.close}. */
-export interface OpenSession {
+/**
+ * A session opened for writing. Holds the session's lock until {@linkcode OpenSession.close}
+ * (which disposing it with `await using` calls).
+ */
+export interface OpenSession extends AsyncDisposable {
   /** The meta record with every `meta_update` patch applied. */
   readonly meta: SessionMeta;
   /**

@@ -79,4 +79,9 @@ export class FakeBroker implements ToolBroker {
     this.closed = true;
     return Promise.resolve();
   }
+
+  /** {@linkcode FakeBroker.close}: for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
 }

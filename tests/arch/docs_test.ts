@@ -163,3 +163,19 @@ Deno.test("docs/security.md names only sandbox flags the renderer emits, and the
   const count = text.match(/`tests\/containment\/_attempts\.ts`, (\d+) today/);
   assert.equal(Number(count?.[1]), ATTEMPTS.length, "the attempt count in docs/security.md");
 });
+
+Deno.test("docs/architecture.md walks the loop's steps: exactly the next-step union of run_agent.ts", async () => {
+  const source = await read("src/loop/run_agent.ts");
+  const union = source.match(/type NextStep =\n((?:\s+\|[^\n]*\n)+)/)?.[1] ?? "";
+  const steps = [...union.matchAll(/\{ type: "([a-z_]+)"/g)].map((m) => m[1]).sort();
+  assert.ok(steps.length >= 4, `found the steps ${steps}`);
+  const text = await read("docs/architecture.md");
+  const loop = text.slice(text.indexOf("**The loop.**"), text.indexOf("**Inside the broker.**"));
+  const walked = [...loop.matchAll(/^\s+- `([a-z_]+)`/gm)].map((m) => m[1]).sort();
+  assert.deepEqual(walked, steps);
+  // Every runtime file the walk-through names exists (the test above checks existence); and it
+  // names the runtime's main files, so the walk cannot drift away from the layer.
+  for (const file of ["create_runtime.ts", "open_session_host.ts", "session_host.ts", "run.ts"]) {
+    assert.ok(text.includes(`src/runtime/${file}`), `docs/architecture.md does not name ${file}`);
+  }
+});

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { dirname, join, normalize } from "node:path";
 import { importsOf, ROOT, sourceFiles } from "./_source_files.ts";
 
-// design §7: _util → config → danger → broker, llm, session, approval → loop → mcp, serve → cli.
+// design §7: _util → config → danger → broker, llm, session, approval → loop → runtime →
+// mcp, serve → cli.
 // A folder imports only from layers to its left (and itself); testing/ may import anything left of cli.
 const RANK: Record<string, number> = {
   _util: 0,
@@ -13,9 +14,10 @@ const RANK: Record<string, number> = {
   session: 3,
   approval: 3,
   loop: 4,
-  mcp: 5,
-  serve: 5,
-  cli: 6,
+  runtime: 5,
+  mcp: 6,
+  serve: 6,
+  cli: 7,
 };
 
 function layerOf(path: string): string {
@@ -65,6 +67,43 @@ Deno.test("third-party SDKs are imported only from their adapter folder", async 
         }
       }
     }
+  }
+  assert.deepEqual(violations, []);
+});
+
+Deno.test("src/cli/ constructs no broker, model client or egress proxy: the runtime does", async () => {
+  const violations: string[] = [];
+  const builders =
+    /new (SandboxBroker|OpenAIModel|ToolChildPool|BackgroundJobs)\b|EgressProxy\.start\(/;
+  for (const file of await sourceFiles("src/cli")) {
+    const text = await Deno.readTextFile(join(ROOT, file));
+    if (builders.test(text)) violations.push(file);
+    for (const spec of importsOf(text)) {
+      const target = normalize(join(dirname(file), spec));
+      const banned = [
+        "src/broker/sandbox_broker.ts",
+        "src/broker/egress_proxy.ts",
+        "src/broker/tool_child_pool.ts",
+        "src/broker/background_jobs.ts",
+        "src/llm/openai_model.ts",
+        "src/loop/run_agent.ts",
+      ];
+      if (banned.includes(target)) violations.push(`${file} imports ${target}`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+Deno.test("src/runtime/ reads nothing from the process and never exits it (design §8.1)", async () => {
+  const violations: string[] = [];
+  const process = /Deno\.(env|cwd\(|exit\(|args\b|addSignalListener|chdir\()/;
+  for (const file of await sourceFiles("src/runtime")) {
+    const lines = (await Deno.readTextFile(join(ROOT, file))).split("\n");
+    lines.forEach((line, index) => {
+      const code = line.trimStart();
+      if (code.startsWith("*") || code.startsWith("//") || code.startsWith("/**")) return;
+      if (process.test(code)) violations.push(`${file}:${index + 1}: ${code}`);
+    });
   }
   assert.deepEqual(violations, []);
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { PINNED_DENO_VERSION } from "../../src/cli/child_deno_path.ts";
+import { PINNED_DENO_VERSION } from "../../src/runtime/child_deno_path.ts";
 import { ROOT, sourceFiles } from "./_source_files.ts";
 
 const read = (path: string) => Deno.readTextFile(join(ROOT, path));

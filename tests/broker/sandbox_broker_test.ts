@@ -5,6 +5,7 @@ import type { SandboxContext } from "../../src/broker/render_sandbox.ts";
 import { SandboxBroker } from "../../src/broker/sandbox_broker.ts";
 import type { ToolResult } from "../../src/broker/tool_broker.ts";
 import { makeSandboxFixture, sandboxTest } from "../_helpers/sandbox.ts";
+import { processesAppear, survivorsOf, uniqueSleep } from "./_processes.ts";
 
 const NOWHERE: Omit<SandboxContext, "workspace"> = {
   mode: "none",
@@ -164,10 +165,13 @@ sandboxTest("SandboxBroker.close() kills a shell command in flight", async () =>
     resolveWorkspace: () => Promise.resolve(f.workspace),
     trustLevel: "standard",
   });
-  const pending = broker.run({ id: "c1", name: "shell", args: { command: "sleep 30" } });
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  const marker = uniqueSleep();
+  const pending = broker.run({ id: "c1", name: "shell", args: { command: marker } });
+  // Closed while the command runs (not before it started): wait for its process, never a sleep.
+  assert.notDeepEqual(await processesAppear(marker), [], "the command never started");
   await broker.close();
   assert.equal(kindOf(await pending), "interrupted");
+  assert.deepEqual(await survivorsOf(marker), [], "close() left the command running");
   const after = await broker.run({ id: "c2", name: "shell", args: { command: "true" } });
   assert.equal(kindOf(after), "failed");
 });

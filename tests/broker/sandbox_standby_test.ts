@@ -3,14 +3,18 @@ import { join } from "node:path";
 import { SandboxBroker } from "../../src/broker/sandbox_broker.ts";
 import type { ToolResult } from "../../src/broker/tool_broker.ts";
 import { makeSandboxFixture, sandboxTest } from "../_helpers/sandbox.ts";
-import { processesWith, survivorsOf } from "./_processes.ts";
+import { processesAppear, processesWith, survivorsOf } from "./_processes.ts";
 
-/** Spares that carry the marker, once their bwrap has exec'd (a fresh spawn may not have yet). */
-async function sparesRunning(): Promise<number> {
-  for (let i = 0; i < 40 && processesWith("odek-standby").length === 0; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return processesWith("odek-standby").length;
+/** The word that marks a spare sandbox's command line (see `_sandbox_standby.ts`). */
+const STANDBY = "odek-standby";
+
+/**
+ * This broker's spares, once their bwrap has exec'd (a fresh spawn may not have yet): the spare's
+ * bwrap carries the marker word and this test's own workspace, so spares of other tests running
+ * on this machine at the same time are never counted.
+ */
+async function sparesRunning(workspace: string): Promise<number> {
+  return (await processesAppear(STANDBY, workspace)).length;
 }
 
 function output(result: ToolResult): string {
@@ -34,19 +38,23 @@ sandboxTest(
         output(await shell("c1", "echo first > /tmp/scratch && cat /tmp/scratch")),
         /stdout:\nfirst\n/,
       );
-      assert.equal(processesWith("odek-standby").length, 0, "no spare before prepare()");
+      assert.equal(processesWith(STANDBY, f.workspace).length, 0, "no spare before prepare()");
       broker.prepare(); // the loop calls this while it waits for the model
       // bwrap, its init and the waiting bash all carry the marker.
-      assert.ok(await sparesRunning() > 0, "a spare waits for the next command");
+      assert.ok(await sparesRunning(f.workspace) > 0, "a spare waits for the next command");
       // The next command runs in the spare: a sandbox of its own, so /tmp is empty again.
       const second = await shell("c2", "ls -A /tmp; echo done");
       assert.match(output(second), /stdout:\ndone\n/);
       broker.prepare();
-      assert.ok(await sparesRunning() > 0, "the spares were topped up");
+      assert.ok(await sparesRunning(f.workspace) > 0, "the spares were topped up");
     } finally {
       await broker.close();
     }
-    assert.deepEqual(await survivorsOf("odek-standby"), [], "close() leaves no spare running");
+    assert.deepEqual(
+      await survivorsOf(STANDBY, f.workspace),
+      [],
+      "close() leaves no spare running",
+    );
   },
 );
 
@@ -62,7 +70,7 @@ sandboxTest(
     try {
       output(await broker.run({ id: "c1", name: "shell", args: { command: "true" } }));
       broker.prepare();
-      assert.ok(await sparesRunning() > 0, "a spare mounted the original workspace");
+      assert.ok(await sparesRunning(f.workspace) > 0, "a spare mounted the original workspace");
       // Swap the workspace for a new directory at the same path while the spare waits.
       await Deno.rename(f.workspace, `${f.workspace}.old`);
       await Deno.mkdir(f.workspace);

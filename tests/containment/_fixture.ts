@@ -148,10 +148,15 @@ async function build(root: string, hostTmp: string): Promise<ContainmentFixture>
   const udpPort = await new Promise<number>((resolve) =>
     dgram.bind(0, "127.0.0.1", () => resolve(dgram.address().port))
   );
+  // The context is computed against the test HOME, not the real one: the root secrets hidden
+  // from a root sandbox are found relative to the home that replaces the real one (a real home
+  // of /root with a .bash_history must be hidden once it is no longer the sandbox's home).
+  const real = Deno.env.toObject();
   const base = await sandboxContextFromEnvironment({
     odekHome: odek,
     installDir: install,
     mode: "bwrap",
+    env: { ...real, HOME: home, DENO_DIR: realDenoDir(real) },
   });
   const context: SandboxContext = {
     ...base,
@@ -190,6 +195,13 @@ async function build(root: string, hostTmp: string): Promise<ContainmentFixture>
       await bash('rm -f -- "$1"', shm);
     },
   };
+}
+
+/** The deno cache of this process (children need it; the test HOME has none). */
+function realDenoDir(env: Record<string, string>): string {
+  if (env.DENO_DIR) return env.DENO_DIR;
+  if (env.XDG_CACHE_HOME?.startsWith("/")) return join(env.XDG_CACHE_HOME, "deno");
+  return join(env.HOME ?? "/root", ".cache", "deno");
 }
 
 async function count(listener: Deno.Listener, onConnection: () => void): Promise<void> {

@@ -36,6 +36,27 @@ Deno.test("odek continue that cannot start writes nothing to the session", async
   assert.deepEqual(await Deno.readFile(journal), before, "the journal changed");
 });
 
+// The failing input: without bwrap, `odek run` warned that the shell tool is disabled and
+// `odek continue` said nothing.
+Deno.test("odek run and odek continue both warn that the shell tool is disabled when bwrap is missing", async () => {
+  await using fx = await odekFixture();
+  const empty = join(fx.home, "empty-path"); // a PATH with no bwrap on it
+  await Deno.mkdir(empty);
+  const env = { PATH: empty, ODEK_SANDBOX: "bwrap" };
+  await using server = await startFakeOpenAIServer({
+    turns: [{ text: "first answer" }, { text: "second answer" }],
+  });
+  const warning = /odek: warning: bwrap is not installed, so the shell tool is disabled/;
+  const first = await fx.run(["run", "--session", "nobwrap", "--base-url", server.url, "start"], {
+    env,
+  });
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stderr, warning);
+  const next = await fx.run(["continue", "nobwrap", "more", "--base-url", server.url], { env });
+  assert.equal(next.code, 0, next.stderr);
+  assert.match(next.stderr, warning);
+});
+
 Deno.test("odek continue with one word that names no session refuses instead of sending it as a message", async () => {
   await using fx = await odekFixture();
   await using server = await startFakeOpenAIServer({ turns: [{ text: "hi" }] });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startFakeOpenAIServer } from "../../src/testing/fake_openai_server.ts";
 import { sandboxTest } from "../_helpers/sandbox.ts";
+import { survivorsOf } from "../broker/_processes.ts";
 import { odekFixture, toolMessages } from "./_odek.ts";
 
 async function waitFor<T>(
@@ -32,6 +33,7 @@ sandboxTest(
   async () => {
     await using fx = await odekFixture();
     const heartbeat = join(fx.workspace, "heartbeat");
+    const slowMarker = `odek-slow-${crypto.randomUUID()}`;
     await using first = await startFakeOpenAIServer({
       turns: [{
         toolCalls: [
@@ -49,8 +51,9 @@ sandboxTest(
             id: "slow",
             name: "shell",
             arguments: {
+              // The leading word marks this command's processes (per test, never machine-wide).
               command:
-                "for i in $(seq 1 600); do echo $i > heartbeat; sleep 0.1; done; echo late >> slow.log",
+                `: ${slowMarker}; for i in $(seq 1 600); do echo $i > heartbeat; sleep 0.1; done; echo late >> slow.log`,
             },
           },
         ],
@@ -86,11 +89,9 @@ sandboxTest(
 
     child.kill("SIGKILL");
     await child.output();
-    // The whole sandbox dies with odek: the heartbeat stops.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const afterKill = await beat(heartbeat);
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    assert.equal(await beat(heartbeat), afterKill, "the sandboxed command outlived odek");
+    // The whole sandbox dies with odek: no process of the slow command is left (waited for
+    // with a deadline, never a fixed sleep).
+    assert.deepEqual(await survivorsOf(slowMarker), [], "the sandboxed command outlived odek");
 
     await using resumed = await startFakeOpenAIServer({
       turns: [{ text: "Two finished; the slow one was interrupted." }],

@@ -154,6 +154,51 @@ Deno.test("runAgent() aborts a long tool call when the runtime budget is spent",
   assert.match(String(last.content), /^error \(interrupted\):\n[^]*\nkilled\n/);
 });
 
+// The failing inputs: maxToolParallel 0 journaled an assistant turn and then failed with a
+// TypeError; a maxRuntimeMs above 2³¹−1 overflowed the timer and ended the run at once with a
+// breach that never happened.
+Deno.test("runAgent() rejects limits it could not honour before anything runs or is journaled", async (t) => {
+  const cases: [string, Partial<Parameters<typeof harness>[2]>, RegExp][] = [
+    ["maxToolParallel: 0", { maxToolParallel: 0 }, /^maxToolParallel must be an integer/],
+    [
+      "maxRuntimeMs: 2³¹",
+      { budgets: { maxRuntimeMs: 2 ** 31 } },
+      /^budgets\.maxRuntimeMs must be an integer from 0 to 2147483647/,
+    ],
+    ["maxIterations: 1.5", { maxIterations: 1.5 }, /^maxIterations must be an integer/],
+    ["maxToolCalls: -1", { budgets: { maxToolCalls: -1 } }, /^budgets\.maxToolCalls/],
+    ["maxCostUsd: NaN", { budgets: { maxCostUsd: Number.NaN } }, /^budgets\.maxCostUsd/],
+  ];
+  for (const [name, extra, message] of cases) {
+    await t.step(name, async () => {
+      const h = harness([glob("a"), { text: "never" }], () => ok("x"), extra);
+      await assert.rejects(h.run(), (e) => e instanceof RangeError && message.test(e.message));
+      assert.deepEqual(h.journal, []);
+      assert.equal(h.model.requests.length, 0);
+    });
+  }
+  const h = harness([{ text: "never" }], () => ok("x"), { maxToolParallel: "4" as never });
+  await assert.rejects(h.run(), (e) => e instanceof TypeError && /maxToolParallel/.test(e.message));
+});
+
+// The failing input: the timer fired while the clock still read just under the limit, and the
+// breach said "2.99994 s of 2.99994 s" instead of the 3 s budget.
+Deno.test("runAgent(): a runtime budget whose timer fires before the clock reaches it reports the budget as the limit", async () => {
+  let clock = 0;
+  const h = harness([{ fault: { type: "hang" } }], () => ok("x"), {
+    budgets: { maxRuntimeMs: 40 },
+    // Every reading moves 1 ms, so the time left is taken a little after the start, and the
+    // clock never reaches the limit while the real timer runs.
+    now: () => clock++,
+  });
+  const outcome = await h.run();
+  assert.equal(outcome.type, "budget_exceeded");
+  if (outcome.type !== "budget_exceeded") return;
+  assert.equal(outcome.breach.limit_name, "runtime");
+  assert.equal(outcome.breach.limit, 0.04);
+  assert.ok(outcome.breach.observed >= 0.04, JSON.stringify(outcome.breach));
+});
+
 Deno.test("runAgent() aborts a hanging model request when the runtime budget is spent", async () => {
   const h = harness([{ fault: { type: "hang" } }], () => ok("x"), {
     budgets: { maxRuntimeMs: 50 },

@@ -1,17 +1,21 @@
 /**
- * The composition root: builds the real configuration, model, broker and session store from the
- * process environment. Everything else receives its dependencies.
+ * The runtime's composition (private to `runtime/`): the settings every session host shares
+ * (paths, configuration, API key, redactor, session store), and per host the model, the
+ * workspace, the added directories and the broker. Nothing here reads the process: the
+ * environment, the caller's directory and the injectable parts come from `createRuntime`'s
+ * options.
  *
  * @module
  */
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { createRedactor } from "../_util/create_redactor.ts";
 import { type Redactor, secretEnvValues } from "../_util/redact_known_values.ts";
 import { EgressProxy } from "../broker/egress_proxy.ts";
+import type { SandboxContext } from "../broker/render_sandbox.ts";
 import { SandboxBroker } from "../broker/sandbox_broker.ts";
-import { sandboxContextFromEnvironment } from "../broker/sandbox_context.ts";
 import type { ConfigLayer, OdekConfig } from "../config/odek_config.ts";
+import type { TrustLevel } from "../config/trust_level.ts";
 import { type OdekPaths, resolveOdekPaths } from "../config/odek_paths.ts";
 import { resolveConfig } from "../config/resolve_config.ts";
 import { isInside, validateWorkspace } from "../config/validate_workspace.ts";
@@ -20,15 +24,31 @@ import {
   dedicatedWorkspacePath,
   provisionDedicatedWorkspace,
 } from "../config/dedicated_workspace.ts";
-import type { Model } from "../llm/model.ts";
-import { OpenAIModel } from "../llm/openai_model.ts";
-import { recordingFetch } from "../llm/recording_fetch.ts";
-import { replayFetch } from "../llm/replay_fetch.ts";
+import type { Clock } from "../llm/clock.ts";
 import { FileSessionStore } from "../session/file_session_store.ts";
-import { childDenoPath } from "./child_deno_path.ts";
-import type { CliIO } from "./cli_io.ts";
+import type { SessionStore } from "../session/session_store.ts";
 
-/** Settings every command needs. */
+/** What the settings are built from (the validated options of `createRuntime`). */
+export interface SettingsInput {
+  /** The variables odek may read. */
+  env: Record<string, string>;
+  /** The directory holding `main.ts` and `tools/`. */
+  installDir: string;
+  /** @default resolved from `env` and `installDir` */
+  paths?: OdekPaths;
+  /** The highest-precedence configuration layer (the CLI's flags). */
+  config?: ConfigLayer;
+  /** @default from `env`: ODEK_API_KEY, else OPENAI_API_KEY */
+  apiKey?: string;
+  /** @default a FileSessionStore in `paths.sessionsDir` */
+  store?: SessionStore;
+  /** Record times of the default store. */
+  clock?: Clock;
+  /** Where temporary directories go (the egress proxy's socket). @default `env.TMPDIR`, else the system's */
+  tmpDir?: string;
+}
+
+/** Settings every session host shares. */
 export interface Settings {
   paths: OdekPaths;
   config: OdekConfig;
@@ -39,7 +59,9 @@ export interface Settings {
    * values (with their encodings), then key formats and secret-named assignments.
    */
   redact: Redactor;
-  store: FileSessionStore;
+  store: SessionStore;
+  /** Where temporary directories go; `undefined`: the system's. */
+  tmpDir: string | undefined;
 }
 
 /**
@@ -47,64 +69,28 @@ export interface Settings {
  *
  * @throws {OdekError} `CONFIG_INVALID` from the configuration layers.
  */
-export async function loadSettings(io: CliIO, flags: ConfigLayer): Promise<Settings> {
-  const paths = resolveOdekPaths(io.env, io.installDir);
-  const config = await resolveConfig({ configFile: paths.configFile, env: io.env, flags });
+export async function loadSettings(input: SettingsInput): Promise<Settings> {
+  const { env } = input;
+  const paths = input.paths ?? resolveOdekPaths(env, input.installDir);
+  const config = await resolveConfig({ configFile: paths.configFile, env, flags: input.config });
   // ODEK_HOME must exist before any sandbox is rendered: a missing protected root cannot be
   // hidden, and the session journal is about to be created in it.
   await Deno.mkdir(paths.sessionsDir, { recursive: true, mode: 0o700 });
-  const apiKey = io.env.ODEK_API_KEY || io.env.OPENAI_API_KEY || undefined;
+  const apiKey = input.apiKey || env.ODEK_API_KEY || env.OPENAI_API_KEY || undefined;
   const urlPassword = passwordOf(config.baseUrl);
   const redact = createRedactor([
     ...(apiKey ? [apiKey] : []),
     ...(urlPassword ? [urlPassword] : []),
-    ...secretEnvValues(io.env),
+    ...secretEnvValues(env),
   ]);
-  const store = new FileSessionStore(paths.sessionsDir, { redact });
-  return { paths, config, apiKey, redact, store };
-}
-
-/** The model for a run: the real client, optionally recording to or replaying from a cassette. */
-export async function buildModel(
-  settings: Settings,
-  options: { model: string; baseUrl: string; record?: string; replay?: string; callerDir: string },
-): Promise<Model> {
-  const { config, apiKey, redact } = settings;
-  let fetchImpl: typeof fetch | undefined;
-  if (options.replay) fetchImpl = await replayFetch(resolve(options.callerDir, options.replay));
-  else if (options.record) {
-    const file = resolve(options.callerDir, options.record);
-    const folder = await Deno.stat(dirname(file)).catch(() => null);
-    if (!folder?.isDirectory) {
-      throw new OdekError(
-        "USAGE",
-        `Cannot record to ${file}: the folder ${dirname(file)} does not exist. Create it first.`,
-      );
-    }
-    await refuseToReplace(file, settings.paths.odekHome);
-    fetchImpl = recordingFetch(file, { redact });
-  }
-  if (!options.replay && !apiKey && !isLoopbackUrl(options.baseUrl)) {
-    throw new OdekError(
-      "MISSING_API_KEY",
-      `No API key for ${options.baseUrl}: set ODEK_API_KEY (or OPENAI_API_KEY) in the environment. Keys are never read from flags or config files.`,
-    );
-  }
-  return new OpenAIModel({
-    baseURL: options.baseUrl,
-    apiKey: apiKey ?? "odek-no-key",
-    model: options.model,
-    requestTimeoutMs: config.timeouts.requestSeconds * 1000,
-    connectTimeoutMs: config.timeouts.connectSeconds * 1000,
-    streamIdleTimeoutMs: config.timeouts.streamIdleSeconds * 1000,
-    retry: {
-      maxAttempts: config.retry.maxAttempts,
-      baseMs: config.retry.baseMs,
-      maxMs: Math.max(config.retry.maxMs, config.retry.baseMs),
-      retryAfterCapMs: config.retry.retryAfterCapSeconds * 1000,
-    },
-    ...(fetchImpl ? { fetch: fetchImpl } : {}),
-  });
+  const clock = input.clock;
+  const store = input.store ??
+    new FileSessionStore(paths.sessionsDir, {
+      redact,
+      ...(clock ? { now: () => new Date(clock.now()) } : {}),
+    });
+  const tmpDir = input.tmpDir ?? (env.TMPDIR?.startsWith("/") ? env.TMPDIR : undefined);
+  return { paths, config, apiKey, redact, store, tmpDir };
 }
 
 /**
@@ -138,24 +124,31 @@ export interface ResolvedWorkspace {
 /**
  * Resolve and validate the workspace: `--workspace` (relative to the caller's directory), the
  * dedicated workspace beside ODEK_HOME (`--dedicated-workspace` or config `dedicatedWorkspace`,
- * created with mode 0700 when missing, after the overlap check), or the caller's directory. A
- * `requested` path that is the dedicated workspace (a session that ran there) is validated as
- * the dedicated one.
+ * created with mode 0700 when missing, after the overlap check; also the default when there is no
+ * caller's directory, as for a server), or the caller's directory. A `requested` path that is the
+ * dedicated workspace (a session that ran there) is validated as the dedicated one.
  *
  * @throws {OdekError} `WORKSPACE_INVALID` with the path and what to do.
  */
 export async function resolveWorkspace(
   settings: Settings,
   requested: string | undefined,
-  callerDir: string,
+  callerDir: string | undefined,
   options: { dedicated?: boolean } = {},
 ): Promise<ResolvedWorkspace> {
   const { paths } = settings;
   const dedicatedPath = dedicatedWorkspacePath(paths.odekHome);
   const explicit = requested !== undefined;
+  if (explicit && !isAbsolute(requested) && callerDir === undefined) {
+    throw new TypeError(
+      `workspace must be an absolute path when the runtime has no cwd, got ${
+        JSON.stringify(requested)
+      }`,
+    );
+  }
   const path = explicit
-    ? (isAbsolute(requested) ? requested : resolve(callerDir, requested))
-    : options.dedicated
+    ? (isAbsolute(requested) ? requested : resolve(callerDir!, requested))
+    : options.dedicated || callerDir === undefined
     ? dedicatedPath
     : callerDir;
   const dedicated = (options.dedicated && !explicit) || resolve(path) === dedicatedPath ||
@@ -203,7 +196,7 @@ export async function resolveWorkspace(
 export async function resolveAddDirs(
   settings: Settings,
   flagDirs: readonly string[],
-  callerDir: string,
+  callerDir: string | undefined,
 ): Promise<{ parsed: AddDir[]; granted: AddDir[] }> {
   const parsed = [
     ...settings.config.addDirs.map((spec) => parseAddDir(spec, undefined)),
@@ -213,13 +206,31 @@ export async function resolveAddDirs(
   return { parsed, granted: await validateAddDirs(parsed, roots) };
 }
 
-/** The broker for a run; the workspace is validated again before every spawn. */
+/** What {@linkcode buildBroker} needs besides the settings and the workspace. */
+export interface BuildBrokerOptions {
+  /** The machine's sandbox context (built once per runtime). */
+  context: Promise<Omit<SandboxContext, "workspace">>;
+  /** The directories granted besides the workspace, as parsed (validated before every spawn). */
+  addDirs: readonly AddDir[];
+  /** The host's trust level. */
+  trustLevel: TrustLevel;
+  /** Receives each warning for the operator (one sentence each, without a prefix). */
+  warn: (message: string) => void;
+}
+
+/**
+ * The broker of a session host and its egress proxy; the workspace is validated again before
+ * every spawn. Warnings (the install directory visible, no egress proxy, no bwrap or docker for
+ * the shell tool) go to `options.warn`.
+ *
+ * @throws {OdekError} `SANDBOX_UNAVAILABLE` when the home directory cannot be replaced, and the
+ *   context's errors
+ */
 export async function buildBroker(
   settings: Settings,
   resolved: ResolvedWorkspace,
-  io: CliIO,
-  addDirs: readonly AddDir[] = [],
-): Promise<{ broker: SandboxBroker; bwrapMissing: boolean; dockerMissing: boolean }> {
+  options: BuildBrokerOptions,
+): Promise<SandboxBroker> {
   const { workspace, protectedRoots, dedicated } = resolved;
   const home = settings.paths.home;
   if (
@@ -233,32 +244,29 @@ export async function buildBroker(
       }; every sandbox replaces the home directory with an empty one. Set HOME to your home directory.`,
     );
   }
-  const deno = childDenoPath(io.env, Deno.execPath());
-  if (deno.path === null) {
-    throw new OdekError(
-      "SANDBOX_UNAVAILABLE",
-      "This compiled odek needs an external deno 2.9.6 for its tool children: install it (npm install -g deno@2.9.6) or set ODEK_DENO to its path.",
-    );
-  }
-  const base = await sandboxContextFromEnvironment({
-    odekHome: settings.paths.odekHome,
-    installDir: settings.paths.installDir,
-    mode: settings.config.sandbox,
-    denoPath: deno.path,
-    maxProcesses: settings.config.sandboxMaxProcesses,
-    tmpfsMaxBytes: settings.config.sandboxTmpfsMiB * 1024 * 1024,
-  });
+  const base = await options.context;
   // Working on odek itself (an explicit workspace inside the install directory): keep it visible.
   const installVisible = !protectedRoots.includes(settings.paths.installDir);
   if (installVisible) {
-    io.stderr.write(
-      `odek: warning: the workspace is inside odek's own install directory ${settings.paths.installDir}: the model can change the code odek runs next time. To work on odek, run a separate copy of it.\n`,
+    options.warn(
+      `the workspace is inside odek's own install directory ${settings.paths.installDir}: the model can change the code odek runs next time. To work on odek, run a separate copy of it.`,
     );
   }
   const context = installVisible
     ? { ...base, protectedRoots: base.protectedRoots.filter((root) => root !== base.installDir) }
     : base;
-  const broker = new SandboxBroker({
+  if (settings.config.sandbox === "docker" && !context.dockerPath) {
+    options.warn(
+      'sandbox is "docker" but the docker client is not installed, so the shell tool is disabled. Install Docker, or set "sandbox" to "bwrap" (see odek doctor)',
+    );
+  }
+  if (settings.config.sandbox === "bwrap" && context.bwrapPath === null) {
+    options.warn(
+      'bwrap is not installed, so the shell tool is disabled. Install it with: apt-get install bubblewrap (or set "sandbox" to "docker" or "none"; see odek doctor)',
+    );
+  }
+  const addDirs = options.addDirs;
+  return new SandboxBroker({
     context,
     // Validated before every call, never cached: type, owner and mode can change mid-run.
     resolveWorkspace: () =>
@@ -271,22 +279,20 @@ export async function buildBroker(
       }),
     resolveAddDirs: () =>
       validateAddDirs(addDirs, [settings.paths.odekHome, settings.paths.installDir]),
-    trustLevel: settings.config.trustLevel,
+    trustLevel: options.trustLevel,
     shellTimeoutMs: settings.config.timeouts.shellSeconds * 1000,
-    ...(await startEgress(settings, io)),
+    ...(await startEgress(settings, options.warn)),
   });
-  return {
-    broker,
-    bwrapMissing: settings.config.sandbox === "bwrap" && context.bwrapPath === null,
-    dockerMissing: settings.config.sandbox === "docker" && !context.dockerPath,
-  };
 }
 
 /**
- * The egress proxy of a run (docs/network.md), logging to `ODEK_HOME/logs/egress.log`. When it
- * cannot start, calls granted network stay offline and a warning says why.
+ * The egress proxy of a session host (docs/network.md), logging to `ODEK_HOME/logs/egress.log`.
+ * When it cannot start, calls granted network stay offline and a warning says why.
  */
-async function startEgress(settings: Settings, io: CliIO): Promise<{ egress?: EgressProxy }> {
+async function startEgress(
+  settings: Settings,
+  warn: (message: string) => void,
+): Promise<{ egress?: EgressProxy }> {
   const logs = join(settings.paths.odekHome, "logs");
   try {
     await Deno.mkdir(logs, { recursive: true, mode: 0o700 });
@@ -294,13 +300,14 @@ async function startEgress(settings: Settings, io: CliIO): Promise<{ egress?: Eg
       egress: await EgressProxy.start({
         allowDomains: settings.config.network.allowDomains,
         logFile: join(logs, "egress.log"),
+        ...(settings.tmpDir ? { dir: settings.tmpDir } : {}),
       }),
     };
   } catch (error) {
-    io.stderr.write(
-      `odek: warning: cannot start the egress proxy (${
+    warn(
+      `cannot start the egress proxy (${
         (error as Error).message
-      }): calls granted network will have none. Check that the temp directory and ${logs} are writable.\n`,
+      }): calls granted network will have none. Check that the temp directory and ${logs} are writable.`,
     );
     return {};
   }
@@ -312,43 +319,5 @@ function passwordOf(url: string): string | undefined {
     return decodeURIComponent(new URL(url).password) || undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isLoopbackUrl(url: string): boolean {
-  try {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-    return host === "localhost" || host === "::1" || /^127\./.test(host);
-  } catch {
-    return false;
-  }
-}
-
-/**
- * `--record` replaces its file after every turn: refuse a file that is not a cassette already
- * (a source file, a session journal, the config) and anything inside `ODEK_HOME`.
- */
-async function refuseToReplace(file: string, odekHome: string): Promise<void> {
-  const home = await Deno.realPath(odekHome).catch(() => odekHome);
-  const real = join(await Deno.realPath(dirname(file)).catch(() => dirname(file)), basename(file));
-  if (isInside(real, home)) {
-    throw new OdekError(
-      "USAGE",
-      `Cannot record to ${file}: it is inside ${home}, where odek keeps its sessions and configuration. Choose a path outside it.`,
-    );
-  }
-  const text = await Deno.readTextFile(file).catch(() => null);
-  if (text === null) return; // a new file (or one that cannot be read: writing will say why)
-  let schema: unknown;
-  try {
-    schema = (JSON.parse(text) as { schema?: unknown } | null)?.schema;
-  } catch {
-    schema = undefined;
-  }
-  if (schema !== "odek.cassette/v1") {
-    throw new OdekError(
-      "USAGE",
-      `Cannot record to ${file}: it exists and is not an odek cassette, and recording would replace it. Choose a new file name, or remove the file first.`,
-    );
   }
 }

@@ -1,48 +1,44 @@
 /**
- * The approval side of a run: the gate (classifier at the run's trust level, approver, previews)
- * and who answers `clarify`.
+ * The approval side of a session host: the gate (classifier at the host's trust level, the
+ * surface's approver, previews).
  *
  * @module
  */
 import { resolve } from "node:path";
-import { NonInteractiveApprover } from "../approval/non_interactive_approver.ts";
+import type { Approver } from "../approval/approver.ts";
 import { renderPatchPreview } from "../approval/render_patch_preview.ts";
 import { renderWriteDiff } from "../approval/render_write_diff.ts";
-import { TerminalApprover } from "../approval/terminal_approver.ts";
-import { type Clarifier, NoOperatorClarifier } from "../approval/clarifier.ts";
-import { TerminalClarifier } from "../approval/terminal_clarifier.ts";
 import type { AddDir } from "../config/add_dirs.ts";
-import type { ClassifyContext } from "../danger/classifier.ts";
-import { createClassifier } from "../danger/create_classifier.ts";
+import type { TrustLevel } from "../config/trust_level.ts";
+import type { Classifier, ClassifyContext } from "../danger/classifier.ts";
 import type { RiskClass } from "../danger/verdict.ts";
 import type { ToolGate } from "../loop/gate_tool_calls.ts";
 import type { ResolvedWorkspace, Settings } from "./compose.ts";
 
 /**
- * The approval gate of a run: the danger classifier at the run's trust level, and the approver:
- * `--yes` policy when given, else the terminal when odek has one, else deny every ask.
+ * The approval gate of a session host: the danger classifier at the host's trust level, and the
+ * approver the surface gave (the terminal, a `--yes` policy, a browser, …).
  */
-export async function buildGate(
+export function buildGate(
   settings: Settings,
   resolved: ResolvedWorkspace,
-  yes: "all" | RiskClass[] | undefined,
-  addDirs: readonly AddDir[] = [],
-): Promise<ToolGate> {
+  options: {
+    classifier: Classifier;
+    approver: Approver;
+    trustLevel: TrustLevel;
+    addDirs: readonly AddDir[];
+  },
+): ToolGate {
   const { workspace, protectedRoots } = resolved;
-  const classifier = await createClassifier();
+  const { classifier, approver } = options;
   const context: ClassifyContext = {
     workspace,
     home: settings.paths.home,
     protectedRoots,
-    addDirs: [...addDirs],
-    trustLevel: settings.config.trustLevel,
+    addDirs: [...options.addDirs],
+    trustLevel: options.trustLevel,
     trustedClasses: settings.config.trustedClasses as RiskClass[],
   };
-  const approver = yes !== undefined
-    ? new NonInteractiveApprover({ yes })
-    : (await hasTerminal())
-    ? new TerminalApprover()
-    : new NonInteractiveApprover();
   return {
     classify: (call) => classifier.classifyToolCall(call, context),
     approver,
@@ -68,24 +64,4 @@ async function previewCall(
   }
   if (call.name === "patch") return renderPatchPreview(before, call.args, call.args.path);
   return renderWriteDiff(before, String(call.args.content ?? ""), { path: call.args.path });
-}
-
-/**
- * Who answers the `clarify` tool: the person at the controlling terminal when there is one, else
- * nobody (every question is denied with a reason telling the model to go on).
- */
-export async function buildClarifier(): Promise<Clarifier> {
-  return (await hasTerminal())
-    ? new TerminalClarifier()
-    : new NoOperatorClarifier("no terminal is attached to this run");
-}
-
-/** Whether this process has a controlling terminal to ask on. */
-async function hasTerminal(): Promise<boolean> {
-  try {
-    (await Deno.open("/dev/tty", { read: true })).close();
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { protectedRootsFor } from "../../src/cli/compose.ts";
+import { protectedRootsFor } from "../../src/runtime/compose.ts";
 import { resolveOdekPaths } from "../../src/config/odek_paths.ts";
 
 const paths = resolveOdekPaths({ HOME: "/home/ada" }, "/home/ada/code/odek");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { contextOptionsFor } from "../../src/cli/context_options.ts";
+import { contextOptionsFor } from "../../src/runtime/context_options.ts";
 import { DEFAULT_CONFIG } from "../../src/config/odek_config.ts";
 
 Deno.test("contextOptionsFor() uses models.<id>.contextWindow, else contextWindow, and maps context.*", () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { budgetsFromConfig } from "../../src/cli/budgets_from_config.ts";
+import { budgetsFromConfig } from "../../src/runtime/budgets_from_config.ts";
 import { DEFAULT_CONFIG, type OdekConfig } from "../../src/config/odek_config.ts";
 
 const config = (over: Partial<OdekConfig["budgets"]>, models: OdekConfig["models"] = {}) => ({

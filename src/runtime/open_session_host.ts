@@ -1,0 +1,261 @@
+/**
+ * Opening a session host: a new session or an existing one, through one code path. Every check
+ * that can fail runs before anything is written to the session, and nothing built is left
+ * running when a later step fails.
+ *
+ * @module
+ */
+import { isAbsolute, resolve } from "node:path";
+import { OdekError } from "../_util/odek_error.ts";
+import type { Approver } from "../approval/approver.ts";
+import { type Clarifier, NoOperatorClarifier } from "../approval/clarifier.ts";
+import { NonInteractiveApprover } from "../approval/non_interactive_approver.ts";
+import type { SandboxContext } from "../broker/render_sandbox.ts";
+import type { SandboxBroker } from "../broker/sandbox_broker.ts";
+import { type TrustLevel, TrustLevelSchema } from "../config/trust_level.ts";
+import type { Classifier } from "../danger/classifier.ts";
+import type { Clock } from "../llm/clock.ts";
+import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
+import type { OpenSession } from "../session/session_store.ts";
+import { buildGate } from "./build_gate.ts";
+import { buildModel, type ModelFactory } from "./build_model.ts";
+import {
+  checkBoolean,
+  checkMethods,
+  checkObject,
+  checkString,
+  checkStrings,
+} from "./check_option.ts";
+import { buildBroker, resolveAddDirs, resolveWorkspace, type Settings } from "./compose.ts";
+import type { RuntimeEvent } from "./event_subscription.ts";
+import type { RuntimeTools } from "./runtime_tools.ts";
+import { SessionHost } from "./session_host.ts";
+
+/** Which session a host is for: a new one (its task; optionally its name) or an existing one. */
+export type SessionTarget =
+  | { task: string; sessionId?: string }
+  | { sessionId: string; task?: undefined };
+
+/** Options for `runtime.openSession()`. */
+export interface OpenSessionOptions {
+  /**
+   * The workspace: absolute, or relative to the runtime's `cwd`. @default a new session: the
+   * runtime's `cwd` (without one, or with `dedicatedWorkspace`, the dedicated workspace beside
+   * ODEK_HOME); an existing session: the workspace it recorded
+   */
+  workspace?: string;
+  /** Work in the dedicated workspace beside ODEK_HOME. @default config `dedicatedWorkspace` for a new session */
+  dedicatedWorkspace?: boolean;
+  /** Extra directories, each `PATH` or `PATH:ro` (relative to `cwd`), besides config `addDirs`. */
+  addDirs?: readonly string[];
+  /** The trust level of the host's runs. @default config `trustLevel` */
+  trust?: TrustLevel;
+  /** Answers the calls that ask (and keeps the approval memory). @default deny every ask */
+  approver?: Approver;
+  /** Answers `clarify`. @default nobody: every question is denied with a reason */
+  clarifier?: Clarifier;
+  /** The model id. @default a new session: config `model`; an existing one: the recorded model */
+  model?: string;
+  /** The base URL. @default a new session: config `baseUrl`; an existing one: the recorded one */
+  baseUrl?: string;
+  /** A new session's identity paragraph (`--system`); the safety rules are always kept. */
+  system?: string;
+  /** Record the model's answers to this cassette (absolute or relative to `cwd`). */
+  record?: string;
+  /** Answer from this cassette instead of the model (absolute or relative to `cwd`). */
+  replay?: string;
+}
+
+/** What the runtime lends a host while it opens (its workspace-independent parts). */
+export interface RuntimeParts {
+  settings: Settings;
+  cwd: string | undefined;
+  sandboxContext(): Promise<Omit<SandboxContext, "workspace">>;
+  classifier(): Promise<Classifier>;
+  modelFactory: ModelFactory;
+  fetch?: typeof fetch;
+  clock?: Clock;
+  tools: RuntimeTools;
+  forward: (event: RuntimeEvent) => void;
+  onClosed: (host: SessionHost) => void;
+}
+
+/**
+ * Check `openSession`'s arguments.
+ *
+ * @throws {TypeError} / {@linkcode RangeError} naming the option
+ */
+export function checkOpenSession(
+  target: SessionTarget,
+  options: OpenSessionOptions,
+  cwd: string | undefined,
+): void {
+  checkObject("target", target);
+  checkString("target.task", target.task, { nonEmpty: true });
+  checkString("target.sessionId", target.sessionId, { nonEmpty: true });
+  if (target.task === undefined && target.sessionId === undefined) {
+    throw new TypeError("target needs a task (a new session) or a sessionId (an existing one)");
+  }
+  checkObject("options", options);
+  for (const key of ["workspace", "record", "replay"] as const) {
+    checkString(key, options[key], { nonEmpty: true });
+    const value = options[key];
+    if (value !== undefined && !isAbsolute(value) && cwd === undefined) {
+      throw new RangeError(
+        `${key} must be an absolute path (the runtime has no cwd), got ${JSON.stringify(value)}`,
+      );
+    }
+  }
+  checkBoolean("dedicatedWorkspace", options.dedicatedWorkspace);
+  checkStrings("addDirs", options.addDirs);
+  for (const [index, spec] of (options.addDirs ?? []).entries()) {
+    if (!isAbsolute(spec) && cwd === undefined) {
+      throw new RangeError(
+        `addDirs[${index}] must be an absolute path (the runtime has no cwd), got ${
+          JSON.stringify(spec)
+        }`,
+      );
+    }
+  }
+  if (options.trust !== undefined && !TrustLevelSchema.safeParse(options.trust).success) {
+    throw new RangeError(
+      `trust must be "untrusted", "standard" or "trusted", got ${JSON.stringify(options.trust)}`,
+    );
+  }
+  checkMethods("approver", options.approver, ["decide"]);
+  checkMethods("clarifier", options.clarifier, ["ask"]);
+  checkString("model", options.model, { nonEmpty: true });
+  checkString("baseUrl", options.baseUrl);
+  if (options.baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(options.baseUrl)) {
+    throw new RangeError(`baseUrl must be an http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
+  }
+  checkString("system", options.system);
+}
+
+/**
+ * Open a host: resolve and validate the workspace and added directories, build the model client,
+ * the gate and the broker (with its egress proxy), then create the session (with its first
+ * messages) or open the existing one.
+ *
+ * @throws {OdekError} the composition's errors (`WORKSPACE_INVALID`, `MISSING_API_KEY`, `USAGE`,
+ *   `SANDBOX_UNAVAILABLE`, `SESSION_NOT_FOUND`, `SESSION_LOCKED`, …); whatever was built is closed
+ */
+export async function openSessionHost(
+  parts: RuntimeParts,
+  target: SessionTarget,
+  options: OpenSessionOptions,
+): Promise<SessionHost> {
+  const { settings, cwd } = parts;
+  // Both are the runtime's, built once; asking now overlaps them with the checks below.
+  const classifier = parts.classifier();
+  const context = parts.sandboxContext();
+  const existing = target.task === undefined ? await settings.store.open(target.sessionId) : null;
+  let session: OpenSession | undefined = existing ?? undefined;
+  let broker: SandboxBroker | undefined;
+  let created: string | undefined;
+  try {
+    const meta = existing?.meta;
+    const model = options.model ?? meta?.model ?? settings.config.model;
+    const baseUrl = options.baseUrl ?? meta?.baseUrl ?? settings.config.baseUrl;
+    if (meta && baseUrl.startsWith("replay:") && !options.replay) {
+      throw new OdekError(
+        "USAGE",
+        `Session ${meta.id} was answered from the cassette ${
+          baseUrl.slice(7)
+        }: continue it with --replay <cassette> or --base-url <url>.`,
+      );
+    }
+    const dedicated = options.dedicatedWorkspace ??
+      (meta ? false : settings.config.dedicatedWorkspace);
+    const resolved = await resolveWorkspace(
+      settings,
+      options.workspace ?? (meta && !dedicated ? meta.workspace : undefined),
+      cwd,
+      { dedicated },
+    );
+    const { workspace } = resolved;
+    const addDirs = await resolveAddDirs(settings, options.addDirs ?? [], cwd);
+    const at = (
+      path: string | undefined,
+    ) => (path === undefined ? undefined : resolve(cwd ?? "/", path));
+    const replay = at(options.replay);
+    const modelClient = await buildModel(settings, {
+      model,
+      baseUrl,
+      ...(options.record ? { record: at(options.record) } : {}),
+      ...(replay ? { replay } : {}),
+      factory: parts.modelFactory,
+      ...(parts.fetch ? { fetch: parts.fetch } : {}),
+      ...(parts.clock ? { clock: parts.clock } : {}),
+    });
+    const trust = options.trust ?? settings.config.trustLevel;
+    const gate = buildGate(settings, resolved, {
+      classifier: await classifier,
+      approver: options.approver ?? new NonInteractiveApprover(),
+      trustLevel: trust,
+      addDirs: addDirs.granted,
+    });
+    const warnings: string[] = [];
+    broker = await buildBroker(settings, resolved, {
+      context,
+      addDirs: addDirs.parsed,
+      trustLevel: trust,
+      warn: (message) => warnings.push(message),
+    });
+    if (!session) {
+      const task = target.task!;
+      session = await settings.store.create({
+        ...(target.sessionId ? { id: target.sessionId } : {}),
+        workspace,
+        model,
+        // A replayed run never talks to the configured endpoint: record where its answers came from.
+        baseUrl: replay ? `replay:${replay}` : baseUrl,
+        title: task,
+      });
+      created = session.meta.id;
+      const messages = initialMessages({
+        task,
+        ...(options.system !== undefined ? { system: options.system } : {}),
+        agentsMd: await readAgentsMd(workspace),
+        workspace,
+        sandbox: settings.config.sandbox,
+        addDirs: addDirs.granted,
+      });
+      for (const message of messages) await session.append(message);
+    }
+    const current = session.meta;
+    return new SessionHost({
+      settings,
+      session,
+      model: modelClient,
+      broker,
+      gate,
+      clarifier: options.clarifier ??
+        new NoOperatorClarifier("no operator is attached to this run"),
+      tools: parts.tools,
+      workspace,
+      addDirs: addDirs.granted,
+      trust,
+      modelName: model,
+      patch: {
+        ...(model !== current.model ? { model } : {}),
+        ...(baseUrl !== current.baseUrl && !replay ? { baseUrl } : {}),
+        ...(workspace !== current.workspace ? { workspace } : {}),
+      },
+      resumed: existing !== null,
+      warnings,
+      forward: parts.forward,
+      onClosed: parts.onClosed,
+    });
+  } catch (error) {
+    // Nothing may outlive a failed open: the broker's children and proxy, the session's lock,
+    // and a session this open created but could not start (nothing ran in it).
+    try {
+      await broker?.close();
+    } finally {
+      await session?.close();
+      if (created) await settings.store.delete(created).catch(() => {});
+    }
+    throw error;
+  }
+}

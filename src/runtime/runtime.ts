@@ -1,0 +1,229 @@
+/**
+ * The runtime: what every surface drives (design §1, §8.1). It holds the workspace-independent
+ * parts — settings, the session store, the sandbox context of this machine, the classifier, the
+ * model factory — and opens session hosts on them. Several hosts and runs live in one runtime.
+ *
+ * @module
+ */
+import { OdekError } from "../_util/odek_error.ts";
+import type { Redactor } from "../_util/redact_known_values.ts";
+import type { SandboxContext } from "../broker/render_sandbox.ts";
+import { sandboxContextFromEnvironment } from "../broker/sandbox_context.ts";
+import type { AddDir } from "../config/add_dirs.ts";
+import type { OdekConfig } from "../config/odek_config.ts";
+import type { OdekPaths } from "../config/odek_paths.ts";
+import type { Classifier } from "../danger/classifier.ts";
+import { createClassifier } from "../danger/create_classifier.ts";
+import type { Clock } from "../llm/clock.ts";
+import type { SessionStore } from "../session/session_store.ts";
+import type { ModelFactory } from "./build_model.ts";
+import type { ChildDeno } from "./child_deno_path.ts";
+import {
+  resolveAddDirs,
+  type ResolvedWorkspace,
+  resolveWorkspace,
+  type Settings,
+} from "./compose.ts";
+import { EventHub, type SubscribeOptions } from "./event_hub.ts";
+import type { EventSubscription } from "./event_subscription.ts";
+import {
+  checkOpenSession,
+  openSessionHost,
+  type OpenSessionOptions,
+  type SessionTarget,
+} from "./open_session_host.ts";
+import { runtimeTools } from "./runtime_tools.ts";
+import type { SessionHost } from "./session_host.ts";
+
+/** What `createRuntime` hands the runtime (validated, resolved). */
+export interface RuntimeInit {
+  settings: Settings;
+  env: Record<string, string>;
+  cwd: string | undefined;
+  childDeno: ChildDeno;
+  modelFactory: ModelFactory;
+  fetch?: typeof fetch;
+  clock?: Clock;
+}
+
+/**
+ * A runtime. Made by `createRuntime()`; dispose it (`await using`) to close every host it
+ * opened. It keeps no process-global state: several runtimes may live in one process.
+ *
+ * @example
+ * ```ts ignore
+ * await using runtime = await createRuntime({ env: Deno.env.toObject(), installDir, cwd: Deno.cwd() });
+ * await using host = await runtime.openSession({ task: "fix the failing test" });
+ * const outcome = await (await host.startRun()).result;
+ * ```
+ */
+export class Runtime implements AsyncDisposable {
+  /** ODEK_HOME, the config file, the sessions directory, the install directory, the home. */
+  readonly paths: OdekPaths;
+  /** The merged configuration (defaults, config file, `ODEK_*` variables, the `config` layer). */
+  readonly config: OdekConfig;
+  /** The session store every host journals to. */
+  readonly sessions: SessionStore;
+  /** The redactor of every sink (the API key, secret-named variables, key formats). */
+  readonly redact: Redactor;
+  /** The deno tool children run with. */
+  readonly childDeno: ChildDeno;
+  /** The variables the runtime reads (as given). */
+  readonly env: Readonly<Record<string, string>>;
+  /** The directory relative paths are resolved against, if any. */
+  readonly cwd: string | undefined;
+  readonly #init: RuntimeInit;
+  readonly #hub = new EventHub();
+  readonly #hosts = new Set<SessionHost>();
+  #context: Promise<Omit<SandboxContext, "workspace">> | undefined;
+  #classifier: Promise<Classifier> | undefined;
+  #closing: Promise<void> | undefined;
+
+  /** @param init what `createRuntime` resolved */
+  constructor(init: RuntimeInit) {
+    this.#init = init;
+    this.paths = init.settings.paths;
+    this.config = init.settings.config;
+    this.sessions = init.settings.store;
+    this.redact = init.settings.redact;
+    this.childDeno = init.childDeno;
+    this.env = init.env;
+    this.cwd = init.cwd;
+  }
+
+  /** Hosts open now. */
+  get hosts(): readonly SessionHost[] {
+    return [...this.#hosts];
+  }
+
+  /**
+   * This machine's sandbox context (bwrap and docker probes, pids cgroup, seccomp filters, root
+   * secrets), built once on first use.
+   *
+   * @throws {OdekError} `SANDBOX_UNAVAILABLE` when a compiled odek finds no deno for its
+   *   children, `CONFIG_INVALID` for a bad `HOME`
+   */
+  sandboxContext(): Promise<Omit<SandboxContext, "workspace">> {
+    this.#context ??= handled((async () => {
+      const deno = this.childDeno.path;
+      if (deno === null) {
+        throw new OdekError(
+          "SANDBOX_UNAVAILABLE",
+          "This compiled odek needs an external deno 2.9.6 for its tool children: install it (npm install -g deno@2.9.6) or set ODEK_DENO to its path.",
+        );
+      }
+      const { paths, config } = this.#init.settings;
+      return await sandboxContextFromEnvironment({
+        odekHome: paths.odekHome,
+        installDir: paths.installDir,
+        mode: config.sandbox,
+        denoPath: deno,
+        maxProcesses: config.sandboxMaxProcesses,
+        tmpfsMaxBytes: config.sandboxTmpfsMiB * 1024 * 1024,
+        env: { ...this.env, HOME: paths.home },
+      });
+    })());
+    return this.#context;
+  }
+
+  /**
+   * Resolve and validate a workspace as `openSession` would for a new session: `workspace`
+   * (relative to `cwd`), the dedicated one, or `cwd` (without one: the dedicated one). The
+   * dedicated workspace is created (0700) when missing.
+   *
+   * @throws {OdekError} `WORKSPACE_INVALID` with the path and what to do
+   */
+  resolveWorkspace(
+    options: { workspace?: string; dedicated?: boolean } = {},
+  ): Promise<ResolvedWorkspace> {
+    return resolveWorkspace(this.#init.settings, options.workspace, this.cwd, {
+      dedicated: options.dedicated ?? this.config.dedicatedWorkspace,
+    });
+  }
+
+  /**
+   * Parse and validate the added directories: config `addDirs` and `specs` (`PATH[:ro]`,
+   * relative to `cwd`).
+   *
+   * @returns the directories as written and their validated real paths
+   * @throws {OdekError} `USAGE`, `CONFIG_INVALID` or `WORKSPACE_INVALID` naming the directory
+   */
+  resolveAddDirs(specs: readonly string[] = []): Promise<{ parsed: AddDir[]; granted: AddDir[] }> {
+    return resolveAddDirs(this.#init.settings, specs, this.cwd);
+  }
+
+  /** The danger classifier (its Bash parser loads once, on first use). */
+  classifier(): Promise<Classifier> {
+    this.#classifier ??= handled(createClassifier());
+    return this.#classifier;
+  }
+
+  /**
+   * Open a session host: for a new session (`{ task }`, optionally with its name as `sessionId`)
+   * or an existing one (`{ sessionId }`). Starting new and continuing are one code path; nothing
+   * is written to an existing session until its first run starts.
+   *
+   * @throws {TypeError} / {@linkcode RangeError} for bad arguments, naming the option;
+   *   {@linkcode OdekError} for what the operator must fix (workspace, key, sandbox, session)
+   */
+  async openSession(
+    target: SessionTarget,
+    options: OpenSessionOptions = {},
+  ): Promise<SessionHost> {
+    checkOpenSession(target, options, this.cwd);
+    if (this.#closing) throw new OdekError("SESSION_BUSY", "The runtime is closed.");
+    const host = await openSessionHost(
+      {
+        settings: this.#init.settings,
+        cwd: this.cwd,
+        sandboxContext: () => this.sandboxContext(),
+        classifier: () => this.classifier(),
+        modelFactory: this.#init.modelFactory,
+        ...(this.#init.fetch ? { fetch: this.#init.fetch } : {}),
+        ...(this.#init.clock ? { clock: this.#init.clock } : {}),
+        tools: runtimeTools(),
+        forward: (event) => this.#hub.publish(event),
+        onClosed: (closed) => this.#hosts.delete(closed),
+      },
+      target,
+      options,
+    );
+    if (this.#closing) {
+      await host.close();
+      throw new OdekError("SESSION_BUSY", "The runtime was closed while the session opened.");
+    }
+    this.#hosts.add(host);
+    return host;
+  }
+
+  /**
+   * Every event of every run of this runtime from now on, each subscriber with its own bounded
+   * buffer (`events_dropped` markers where it fell behind). Ends when the runtime closes.
+   *
+   * @throws {RangeError} for a bad `bufferSize`
+   */
+  events(options: SubscribeOptions = {}): EventSubscription {
+    return this.#hub.subscribe(options);
+  }
+
+  /** Close every open host (each cancels its run and releases everything). Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      const results = await Promise.allSettled([...this.#hosts].map((host) => host.close()));
+      this.#hub.end();
+      const failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failure) throw failure.reason;
+    })();
+    return this.#closing;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+/** A memoised promise: its rejection is handled here and seen by whoever awaits it. */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
