@@ -8,8 +8,8 @@ import type { CapLimits } from "../_util/cap_output.ts";
 import type { ChatMessage } from "../_util/chat_message.ts";
 import { redactStrings } from "../_util/redact_strings.ts";
 import { OdekError } from "../_util/odek_error.ts";
-import { BUILTIN_TOOLS } from "../broker/builtin_tools.ts";
-import { builtinToolSpecs } from "../loop/builtin_tool_specs.ts";
+import type { ToolProvider } from "../loop/tool_provider.ts";
+import { ToolSet } from "../loop/tool_set.ts";
 import type { ToolBroker } from "../broker/tool_broker.ts";
 import type { Model } from "../llm/model.ts";
 import { makeRunEvent, newRunId } from "../loop/make_run_event.ts";
@@ -47,6 +47,8 @@ export interface ExecuteRunOptions {
   toolOutput?: CapLimits;
   /** Classifies and approves tool calls. */
   gate?: ToolGate;
+  /** Tools besides the built-in ones (MCP servers, `delegate_tasks`, …). @default none */
+  toolProviders?: readonly ToolProvider[];
   /** Answers `clarify`. @default the terminal when there is one, else nobody */
   clarifier?: Clarifier;
   /** Context-management settings (window, compaction); the session's digest is added here. */
@@ -126,8 +128,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       broker: options.broker,
       journal: session,
       messages: options.messages,
-      tools: BUILTIN_TOOLS,
-      toolSpecs: builtinToolSpecs(),
+      tools: new ToolSet({ providers: options.toolProviders ?? [] }),
       maxIterations: options.maxIterations,
       maxToolParallel: options.maxToolParallel,
       runId,

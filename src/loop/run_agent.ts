@@ -8,9 +8,8 @@ import type { ChatMessage, ToolCall } from "../_util/chat_message.ts";
 import { type CapLimits, DEFAULT_CAP_LIMITS } from "../_util/cap_output.ts";
 import { redactStrings } from "../_util/redact_strings.ts";
 import { OdekError } from "../_util/odek_error.ts";
-import type { BuiltinTool } from "../broker/builtin_tools.ts";
 import type { ToolBroker, ToolResult } from "../broker/tool_broker.ts";
-import type { Model, ToolSpec } from "../llm/model.ts";
+import type { Model } from "../llm/model.ts";
 import { type BudgetBreach, BudgetChecker, type RunBudgets } from "./budget_checker.ts";
 import { callModelStep } from "./call_model_step.ts";
 import { ContextManager, type ContextOptions } from "./context_manager.ts";
@@ -23,6 +22,7 @@ import type { RunEventSink } from "./run_event.ts";
 import { requestPartialSummary } from "./partial_summary.ts";
 import { newRunStats, type RunStats } from "./run_stats.ts";
 import { runToolsStep } from "./run_tools_step.ts";
+import type { ToolSet } from "./tool_set.ts";
 import { type Stall, StallDetector } from "./stall_detector.ts";
 
 /** Options for {@linkcode runAgent}. */
@@ -33,8 +33,8 @@ export interface RunAgentOptions {
   journal: TranscriptJournal;
   /** The transcript so far: system prompt, task, and for a resumed session everything since. */
   messages: readonly ChatMessage[];
-  tools: readonly BuiltinTool[];
-  toolSpecs: ToolSpec[];
+  /** The run's tools (built in and provided): the model is told their specs. */
+  tools: ToolSet;
   /**
    * Model turns before the run stops with a `budget_exceeded` outcome (`iterations`), after one
    * tool-less call for a partial summary. @default 90
@@ -109,7 +109,7 @@ type NextStep =
  *
  * @example With the scripted model and an in-memory journal
  * ```ts ignore
- * const outcome = await runAgent({ model, broker, journal, messages, tools, toolSpecs, runId });
+ * const outcome = await runAgent({ model, broker, journal, messages, tools, runId });
  * ```
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
@@ -217,7 +217,7 @@ function makeContext(
     broker: options.broker,
     journal: options.journal,
     tools: options.tools,
-    toolSpecs: options.toolSpecs,
+    toolSpecs: options.tools.specs,
     messages: [...options.messages],
     stats,
     maxToolParallel: options.maxToolParallel ?? 4,
