@@ -108,7 +108,7 @@ async function runOne(
     args_bytes: argsBytes,
   }, { tool: name });
   const started = context.now();
-  const source = "tool" in prepared ? prepared.tool.source : undefined;
+  const source = ("tool" in prepared ? prepared.tool : context.tools.get(name))?.source;
   const core = source?.type === "builtin" && source.entry.category === "core";
   let result: ToolResult;
   if ("refusal" in prepared) {
