@@ -5,7 +5,7 @@
  *
  * @example Run the loop with a scripted model and an in-process broker
  * ```ts
- * import { runAgent, initialMessages, BUILTIN_TOOLS, builtinToolSpecs, MemorySessionStore } from "./mod.ts";
+ * import { runAgent, initialMessages, MemorySessionStore, ToolSet } from "./mod.ts";
  * import { FakeBroker, ScriptedModel } from "./testing/mod.ts";
  *
  * const model = new ScriptedModel([
@@ -19,7 +19,7 @@
  * for (const message of messages) await session.append(message);
  * const outcome = await runAgent({
  *   model, broker, journal: session, messages,
- *   tools: BUILTIN_TOOLS, toolSpecs: builtinToolSpecs(), runId: "0".repeat(32),
+ *   tools: new ToolSet(), runId: "0".repeat(32),
  * });
  * await session.close();
  * if (outcome.type !== "completed" || outcome.text !== "There is one Markdown file.") throw new Error(outcome.type);
@@ -106,6 +106,8 @@ export type {
   SessionSummary,
 } from "./session/session_store.ts";
 export { builtinToolSpecs } from "./loop/builtin_tool_specs.ts";
+export { type ResolvedTool, ToolSet, type ToolSetOptions } from "./loop/tool_set.ts";
+export type { ProvidedCall, ProvidedTool, ToolProvider } from "./loop/tool_provider.ts";
 export { initialMessages } from "./loop/initial_messages.ts";
 export {
   runAgent,
@@ -133,7 +135,6 @@ export {
   Runtime,
   type RuntimeEvent,
   type RuntimeOptions,
-  type RuntimeTools,
   SessionHost,
   type SessionTarget,
   type StartRunOptions,

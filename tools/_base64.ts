@@ -4,25 +4,19 @@
  *
  * @module
  */
+import type { ToolContext } from "./_catalogue/child_server.ts";
+import type { ToolArgs } from "./_catalogue/mod.ts";
 import { Buffer } from "node:buffer";
-import { z } from "zod";
-import { boundedText, capOutput } from "./_compute_limits.ts";
-import { ToolFailure } from "./_protocol.ts";
-
-/** Arguments of `base64`. */
-export const Base64ArgsSchema = z.strictObject({
-  text: boundedText("text"),
-  action: z.enum(["encode", "decode"]),
-  url_safe: z.boolean().default(false),
-});
+import { capOutput } from "./_compute_limits.ts";
+import { ToolFailure } from "./_catalogue/tool_failure.ts";
 
 /**
  * Encode `text` or decode it. Decoding ignores whitespace, accepts missing padding, and refuses
  * characters outside the chosen alphabet and results that are not valid UTF-8 (binary data
  * cannot be shown as text).
  *
- * @param _workspace unused (the compute child reaches no files)
- * @param args `{ text, action, url_safe? }` (validated here)
+ * @param args the validated arguments (the catalogue's schema)
+ * @param _context unused (the compute child reaches no files)
  * @returns the encoded or decoded text
  * @throws {ToolFailure} `invalid_arguments` for input that is not base64 of that alphabet, or
  *   decodes to bytes that are not UTF-8 text; `failed` for a result over 1 MiB
@@ -30,15 +24,15 @@ export const Base64ArgsSchema = z.strictObject({
  * @example
  * ```ts
  * import { base64 } from "./_base64.ts";
- * if (await base64("/", { text: "hi?", action: "encode", url_safe: true }) !== "aGk_") throw new Error();
- * if (await base64("/", { text: "aGk/", action: "decode" }) !== "hi?") throw new Error();
+ * if (await base64({ text: "hi?", action: "encode", url_safe: true }) !== "aGk_") throw new Error();
+ * if (await base64({ text: "aGk/", action: "decode", url_safe: false }) !== "hi?") throw new Error();
  * ```
  */
 export function base64(
-  _workspace: string,
-  args: Record<string, unknown>,
+  args: ToolArgs<"base64">,
+  _context?: ToolContext,
 ): string {
-  const { text, action, url_safe } = Base64ArgsSchema.parse(args);
+  const { text, action, url_safe } = args;
   if (action === "encode") {
     const encoded = Buffer.from(text, "utf8").toString(
       url_safe ? "base64url" : "base64",

@@ -5,44 +5,42 @@
  *
  * @module
  */
+import type { ToolContext } from "./_catalogue/child_server.ts";
+import type { ToolArgs } from "./_catalogue/mod.ts";
 import { createTwoFilesPatch } from "diff";
-import { z } from "zod";
-import { boundedText, capOutput } from "./_compute_limits.ts";
-import { ToolFailure } from "./_protocol.ts";
+import { capOutput } from "./_compute_limits.ts";
+import { ToolFailure } from "./_catalogue/tool_failure.ts";
 
 /** Longest time spent diffing, in milliseconds. */
 export const DIFF_TIMEOUT_MS = 5_000;
-
-/** Arguments of `diff`. */
-export const DiffTextsArgsSchema = z.strictObject({
-  old: boundedText("old"),
-  new: boundedText("new"),
-  old_name: z.string().min(1).max(200).default("old"),
-  new_name: z.string().min(1).max(200).default("new"),
-  context: z.int().min(0).max(50).default(3),
-});
 
 /**
  * The unified diff (`---`/`+++` headers, `@@` hunks) that turns `old` into `new`, line by line,
  * with `context` unchanged lines around each change.
  *
- * @param _workspace unused (the compute child reaches no files)
- * @param args `{ old, new, old_name?, new_name?, context? }` (validated here)
+ * @param args the validated arguments (the catalogue's schema)
+ * @param _context unused (the compute child reaches no files)
  * @returns the diff, or a line saying the texts are equal
  * @throws {ToolFailure} `failed` when diffing takes over 5 s or the diff is over 1 MiB
  *
  * @example
  * ```ts
  * import { diffTexts } from "./_diff_texts.ts";
- * const out = await diffTexts("/", { old: "a\nb\n", new: "a\nc\n" });
+ * const out = await diffTexts({
+ *   old: "a\nb\n",
+ *   new: "a\nc\n",
+ *   old_name: "old",
+ *   new_name: "new",
+ *   context: 3,
+ * });
  * if (!out.includes("-b\n+c")) throw new Error(out);
  * ```
  */
 export function diffTexts(
-  _workspace: string,
-  args: Record<string, unknown>,
+  args: ToolArgs<"diff">,
+  _context?: ToolContext,
 ): string {
-  const a = DiffTextsArgsSchema.parse(args);
+  const a = args;
   if (a.old === a.new) return "(the texts are equal)";
   const patch = createTwoFilesPatch(
     a.old_name,

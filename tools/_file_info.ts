@@ -4,16 +4,14 @@
  *
  * @module
  */
+import type { ToolContext } from "./_catalogue/child_server.ts";
+import type { ToolArgs } from "./_catalogue/mod.ts";
 import { dirname, relative, resolve } from "node:path";
-import { z } from "zod";
 import { isWithin, resolveEntryTarget } from "./_resolve_target.ts";
 import { binaryReason, splitLines } from "./_text_file.ts";
 
 /** Largest file whose lines `file_info` counts (10 MiB). */
 export const MAX_COUNTED_FILE_BYTES = 10 * 1024 * 1024;
-
-/** Arguments of `file_info`. */
-export const FileInfoArgsSchema = z.strictObject({ path: z.string().min(1) });
 
 /**
  * Describe `path`: `type` (file, directory, symlink, other), `size` in bytes, `mode` (octal),
@@ -21,8 +19,8 @@ export const FileInfoArgsSchema = z.strictObject({ path: z.string().min(1) });
  * `binary: <reason>`, for a directory its number of `entries`, for a symlink its `target` and
  * whether that lies inside the workspace (the link is never followed).
  *
- * @param workspace the realpathed workspace
- * @param args `{ path }` (validated here)
+ * @param args the validated arguments (the catalogue's schema)
+ * @param context the realpathed workspace, the added roots and the abort signal
  * @returns `key: value` lines
  * @throws {ToolFailure} outside the workspace (`denied`), missing (`failed`)
  *
@@ -30,9 +28,10 @@ export const FileInfoArgsSchema = z.strictObject({ path: z.string().min(1) });
  * ```ts
  * import { fileInfo } from "./_file_info.ts";
  * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * const context = { workspace: ws, roots: [], signal: new AbortController().signal };
  * try {
  *   await Deno.writeTextFile(`${ws}/a.txt`, "x\ny\n");
- *   const out = await fileInfo(ws, { path: "a.txt" });
+ *   const out = await fileInfo({ path: "a.txt" }, context);
  *   if (!out.includes("type: file") || !out.includes("lines: 2")) throw new Error(out);
  * } finally {
  *   await Deno.remove(ws, { recursive: true });
@@ -40,11 +39,11 @@ export const FileInfoArgsSchema = z.strictObject({ path: z.string().min(1) });
  * ```
  */
 export async function fileInfo(
-  workspace: string,
-  args: Record<string, unknown>,
-  roots: readonly string[] = [],
+  args: ToolArgs<"file_info">,
+  context: ToolContext,
 ): Promise<string> {
-  const { path } = FileInfoArgsSchema.parse(args);
+  const { path } = args;
+  const { workspace, roots } = context;
   const root = await Deno.realPath(workspace);
   const entry = await resolveEntryTarget(root, path, roots);
   const info = await Deno.lstat(entry);

@@ -3,10 +3,11 @@
  *
  * @module
  */
+import type { ToolContext } from "./_catalogue/child_server.ts";
+import type { ToolArgs } from "./_catalogue/mod.ts";
 import { join, relative } from "node:path";
 import picomatch from "picomatch";
-import { z } from "zod";
-import { ToolFailure } from "./_protocol.ts";
+import { ToolFailure } from "./_catalogue/tool_failure.ts";
 import { isWithin, resolveReadTarget } from "./_resolve_target.ts";
 
 /** Most matches one call returns. */
@@ -14,20 +15,14 @@ export const MAX_GLOB_MATCHES = 1000;
 /** Directory names the walk never enters. */
 export const SKIPPED_DIRECTORIES: readonly string[] = [".git", "node_modules"];
 
-/** Arguments of `glob`: the pattern is matched against paths relative to `path`. */
-export const GlobArgsSchema = z.strictObject({
-  pattern: z.string().min(1),
-  path: z.string().min(1).default("."),
-});
-
 /**
  * List the files (and symlinks, which are never followed) under `path` whose path relative to
  * `path` matches `pattern` (picomatch syntax, dotfiles only when the pattern names them),
  * sorted, as workspace-relative paths. `.git` and `node_modules` are skipped, symlinked
  * directories are never entered, at most 1000 matches are listed with a note when more exist.
  *
- * @param workspace the realpathed workspace
- * @param args `{ pattern, path? }` (validated here)
+ * @param args the validated arguments (the catalogue's schema)
+ * @param context the realpathed workspace, the added roots and the abort signal
  * @returns one path per line, or a line saying nothing matched
  * @throws {ToolFailure} an absolute pattern or one with a `..` segment (`invalid_arguments`),
  *   a path outside the workspace (`denied`) or not a directory (`failed`)
@@ -36,22 +31,23 @@ export const GlobArgsSchema = z.strictObject({
  * ```ts
  * import { glob } from "./_glob.ts";
  * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * const context = { workspace: ws, roots: [], signal: new AbortController().signal };
  * try {
  *   await Deno.mkdir(`${ws}/src`);
  *   await Deno.writeTextFile(`${ws}/src/a.ts`, "");
  *   await Deno.writeTextFile(`${ws}/src/b.md`, "");
- *   if (await glob(ws, { pattern: "**\/*.ts" }) !== "src/a.ts") throw new Error("wrong matches");
+ *   if (await glob({ pattern: "**\/*.ts", path: "." }, context) !== "src/a.ts") throw new Error("wrong matches");
  * } finally {
  *   await Deno.remove(ws, { recursive: true });
  * }
  * ```
  */
 export async function glob(
-  workspace: string,
-  args: Record<string, unknown>,
-  roots: readonly string[] = [],
+  args: ToolArgs<"glob">,
+  context: ToolContext,
 ): Promise<string> {
-  const { pattern, path } = GlobArgsSchema.parse(args);
+  const { pattern, path } = args;
+  const { workspace, roots, signal } = context;
   if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
     throw new ToolFailure(
       "invalid_arguments",
@@ -70,6 +66,7 @@ export async function glob(
   const matches: string[] = [];
   const pending = [""];
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
+    signal.throwIfAborted();
     let entries: Deno.DirEntry[];
     try {
       entries = await Array.fromAsync(Deno.readDir(join(base, dir)));

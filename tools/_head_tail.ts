@@ -4,27 +4,21 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { ToolContext } from "./_catalogue/child_server.ts";
+import type { ToolArgs } from "./_catalogue/mod.ts";
 import { resolveReadTarget } from "./_resolve_target.ts";
 import { openTextFile, splitLines } from "./_text_file.ts";
 
 /** Most bytes of lines one call returns (1 MiB). */
 export const MAX_HEAD_TAIL_BYTES = 1024 * 1024;
 
-/** Arguments of `head_tail`: `lines` 1–2000 (default 20), `from` `head` (default) or `tail`. */
-export const HeadTailArgsSchema = z.strictObject({
-  path: z.string().min(1),
-  from: z.enum(["head", "tail"]).default("head"),
-  lines: z.int().min(1).max(2000).default(20),
-});
-
 /**
  * The first (`from: "head"`) or last (`from: "tail"`) `lines` lines of a text file as `N|text`,
  * then a line saying which lines of how many were shown (a tail reads the whole file to count).
  * At most 1 MiB of lines: a tail keeps the last lines that fit, a head the first.
  *
- * @param workspace the realpathed workspace
- * @param args `{ path, from?, lines? }` (validated here)
+ * @param args the validated arguments (the catalogue's schema)
+ * @param context the realpathed workspace, the added roots and the abort signal
  * @returns numbered lines and a trailer
  * @throws {ToolFailure} outside the workspace (`denied`), missing, a directory or binary
  *   (`failed`)
@@ -33,9 +27,10 @@ export const HeadTailArgsSchema = z.strictObject({
  * ```ts
  * import { headTail } from "./_head_tail.ts";
  * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * const context = { workspace: ws, roots: [], signal: new AbortController().signal };
  * try {
  *   await Deno.writeTextFile(`${ws}/a.txt`, "one\ntwo\nthree\n");
- *   const out = await headTail(ws, { path: "a.txt", from: "tail", lines: 1 });
+ *   const out = await headTail({ path: "a.txt", from: "tail", lines: 1 }, context);
  *   if (out !== "3|three\n[last 1 of 3 lines of a.txt]") throw new Error(out);
  * } finally {
  *   await Deno.remove(ws, { recursive: true });
@@ -43,11 +38,11 @@ export const HeadTailArgsSchema = z.strictObject({
  * ```
  */
 export async function headTail(
-  workspace: string,
-  args: Record<string, unknown>,
-  roots: readonly string[] = [],
+  args: ToolArgs<"head_tail">,
+  context: ToolContext,
 ): Promise<string> {
-  const { path, from, lines } = HeadTailArgsSchema.parse(args);
+  const { path, from, lines } = args;
+  const { workspace, roots } = context;
   const target = await resolveReadTarget(workspace, path, roots);
   using text = await openTextFile(target, path, "head_tail");
   const encoder = new TextEncoder();

@@ -6,24 +6,19 @@
  *
  * @module
  */
+import type { ToolContext } from "./_catalogue/child_server.ts";
+import type { ToolArgs } from "./_catalogue/mod.ts";
 // @ts-types="@types/jmespath"
 import jmespath from "jmespath";
-import { z } from "zod";
-import { boundedText, capOutput } from "./_compute_limits.ts";
-import { ToolFailure } from "./_protocol.ts";
-
-/** Arguments of `json_query`. */
-export const JsonQueryArgsSchema = z.strictObject({
-  json: boundedText("json"),
-  query: z.string().min(1).max(10_000),
-});
+import { capOutput } from "./_compute_limits.ts";
+import { ToolFailure } from "./_catalogue/tool_failure.ts";
 
 /**
  * Parse `json` and return the result of the JMESPath `query` on it as pretty-printed JSON
  * (`null` when nothing matches).
  *
- * @param _workspace unused (the compute child reaches no files)
- * @param args `{ json, query }` (validated here)
+ * @param args the validated arguments (the catalogue's schema)
+ * @param _context unused (the compute child reaches no files)
  * @returns the result as JSON text
  * @throws {ToolFailure} `invalid_arguments` for invalid JSON or an invalid query; `failed` for a
  *   result over 1 MiB
@@ -31,15 +26,15 @@ export const JsonQueryArgsSchema = z.strictObject({
  * @example
  * ```ts
  * import { jsonQuery } from "./_json_query.ts";
- * const out = await jsonQuery("/", { json: '{"a":[{"b":1},{"b":2}]}', query: "a[*].b" });
+ * const out = await jsonQuery({ json: '{"a":[{"b":1},{"b":2}]}', query: "a[*].b" });
  * if (out !== "[\n  1,\n  2\n]") throw new Error(out);
  * ```
  */
 export function jsonQuery(
-  _workspace: string,
-  args: Record<string, unknown>,
+  args: ToolArgs<"json_query">,
+  _context?: ToolContext,
 ): string {
-  const { json, query } = JsonQueryArgsSchema.parse(args);
+  const { json, query } = args;
   let data: unknown;
   try {
     data = JSON.parse(json);

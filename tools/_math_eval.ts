@@ -5,18 +5,13 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { ToolContext } from "./_catalogue/child_server.ts";
+import type { ToolArgs } from "./_catalogue/mod.ts";
 import { capOutput } from "./_compute_limits.ts";
-import { ToolFailure } from "./_protocol.ts";
+import { ToolFailure } from "./_catalogue/tool_failure.ts";
 
 /** Longest expression accepted, in characters. */
 export const MAX_EXPRESSION_CHARS = 10_000;
-
-/** Arguments of `math_eval`. */
-export const MathEvalArgsSchema = z.strictObject({
-  expression: z.string().min(1).max(MAX_EXPRESSION_CHARS),
-  precision: z.int().min(1).max(64).default(14),
-});
 
 /** The functions switched off: each could parse, compile or define code, or (config) change the shared instance. */
 const DISABLED = [
@@ -65,22 +60,22 @@ function limitedMath(): Promise<Limited> {
  * statements separated by `;` with variables local to the call) and format the result with
  * `precision` significant digits.
  *
- * @param _workspace unused (the compute child reaches no files)
- * @param args `{ expression, precision? }` (validated here)
+ * @param args the validated arguments (the catalogue's schema)
+ * @param _context unused (the compute child reaches no files)
  * @returns the formatted result (one per line for several statements)
  * @throws {ToolFailure} `invalid_arguments` when the expression cannot be parsed or evaluated
  *
  * @example
  * ```ts
  * import { mathEval } from "./_math_eval.ts";
- * if (await mathEval("/", { expression: "2^10 + sqrt(16)" }) !== "1028") throw new Error();
+ * if (await mathEval({ expression: "2^10 + sqrt(16)", precision: 14 }) !== "1028") throw new Error();
  * ```
  */
 export async function mathEval(
-  _workspace: string,
-  args: Record<string, unknown>,
+  args: ToolArgs<"math_eval">,
+  _context?: ToolContext,
 ): Promise<string> {
-  const { expression, precision } = MathEvalArgsSchema.parse(args);
+  const { expression, precision } = args;
   const { math, evaluate } = await limitedMath();
   let result: unknown;
   try {

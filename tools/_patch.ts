@@ -7,10 +7,11 @@
  *
  * @module
  */
+import type { ToolContext } from "./_catalogue/child_server.ts";
+import type { ToolArgs } from "./_catalogue/mod.ts";
 import { applyPatch, createTwoFilesPatch, parsePatch, type StructuredPatch } from "diff";
-import { z } from "zod";
 import { atomicWrite } from "./_atomic_write.ts";
-import { ToolFailure } from "./_protocol.ts";
+import { ToolFailure } from "./_catalogue/tool_failure.ts";
 import { resolveReadTarget } from "./_resolve_target.ts";
 import { openTextFile } from "./_text_file.ts";
 
@@ -19,27 +20,11 @@ export const MAX_PATCH_FILE_BYTES = 10 * 1024 * 1024;
 /** Diff lines shown in the result at most. */
 export const MAX_SHOWN_DIFF_LINES = 200;
 
-/** Arguments of `patch`: `old_string` + `new_string`, or `diff`. */
-export const PatchArgsSchema = z.strictObject({
-  path: z.string().min(1),
-  old_string: z.string().min(1).optional(),
-  new_string: z.string().optional(),
-  diff: z.string().min(1).optional(),
-}).refine(
-  (a) =>
-    a.diff !== undefined
-      ? a.old_string === undefined && a.new_string === undefined
-      : a.old_string !== undefined && a.new_string !== undefined,
-  {
-    message: "give either old_string and new_string, or diff (a unified diff), not both",
-  },
-);
-
 /**
  * Edit `path` in the workspace and describe the change as a unified diff.
  *
- * @param workspace the realpathed workspace
- * @param args `{ path, old_string, new_string }` or `{ path, diff }` (validated here)
+ * @param args the validated arguments (the catalogue's schema)
+ * @param context the realpathed workspace, the added roots and the abort signal
  * @returns `Patched <path>: …` and the diff of the change (at most 200 lines shown)
  * @throws {ToolFailure} outside the workspace (`denied`); missing, binary, over 10 MiB, no
  *   match, several matches, a stale or ambiguous hunk, no change (`failed`); an unparseable diff
@@ -50,9 +35,10 @@ export const PatchArgsSchema = z.strictObject({
  * ```ts
  * import { patch } from "./_patch.ts";
  * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * const context = { workspace: ws, roots: [], signal: new AbortController().signal };
  * try {
  *   await Deno.writeTextFile(`${ws}/a.txt`, "one\ntwo\n");
- *   await patch(ws, { path: "a.txt", old_string: "two", new_string: "2" });
+ *   await patch({ path: "a.txt", old_string: "two", new_string: "2" }, context);
  *   if (await Deno.readTextFile(`${ws}/a.txt`) !== "one\n2\n") throw new Error("not patched");
  * } finally {
  *   await Deno.remove(ws, { recursive: true });
@@ -60,11 +46,11 @@ export const PatchArgsSchema = z.strictObject({
  * ```
  */
 export async function patch(
-  workspace: string,
-  args: Record<string, unknown>,
-  roots: readonly string[] = [],
+  args: ToolArgs<"patch">,
+  context: ToolContext,
 ): Promise<string> {
-  const parsed = PatchArgsSchema.parse(args);
+  const parsed = args;
+  const { workspace, roots } = context;
   const { path } = parsed;
   const target = await resolveReadTarget(workspace, path, roots);
   let before: string;

@@ -5,27 +5,21 @@
  *
  * @module
  */
-import { z } from "zod";
-import { ToolFailure } from "./_protocol.ts";
+import type { ToolContext } from "./_catalogue/child_server.ts";
+import type { ToolArgs } from "./_catalogue/mod.ts";
+import { ToolFailure } from "./_catalogue/tool_failure.ts";
 import { resolveReadTarget } from "./_resolve_target.ts";
 import { openTextFile, splitLines } from "./_text_file.ts";
 
 /** Most bytes of numbered lines one call returns (1 MiB). */
 export const MAX_READ_BYTES = 1024 * 1024;
 
-/** Arguments of `read_file`: `offset` is 1-based, `limit` at most 2000 lines. */
-export const ReadFileArgsSchema = z.strictObject({
-  path: z.string().min(1),
-  offset: z.int().min(1).default(1),
-  limit: z.int().min(1).max(2000).default(500),
-});
-
 /**
  * Read a text file of the workspace as numbered lines, followed by a line saying which lines were
  * shown out of how many and where to read on.
  *
- * @param workspace the realpathed workspace
- * @param args `{ path, offset?, limit? }` (validated here)
+ * @param args the validated arguments (the catalogue's schema)
+ * @param context the realpathed workspace, the added roots and the abort signal
  * @returns the numbered lines and a trailer
  * @throws {ToolFailure} outside the workspace (`denied`), missing, a directory, not a regular
  *   file, binary (`failed`), offset past the end (`invalid_arguments`)
@@ -34,9 +28,10 @@ export const ReadFileArgsSchema = z.strictObject({
  * ```ts
  * import { readFile } from "./_read_file.ts";
  * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * const context = { workspace: ws, roots: [], signal: new AbortController().signal };
  * try {
  *   await Deno.writeTextFile(`${ws}/a.txt`, "one\ntwo\n");
- *   const out = await readFile(ws, { path: "a.txt" });
+ *   const out = await readFile({ path: "a.txt", offset: 1, limit: 500 }, context);
  *   if (!out.startsWith("1|one\n2|two\n")) throw new Error(out);
  * } finally {
  *   await Deno.remove(ws, { recursive: true });
@@ -44,11 +39,11 @@ export const ReadFileArgsSchema = z.strictObject({
  * ```
  */
 export async function readFile(
-  workspace: string,
-  args: Record<string, unknown>,
-  roots: readonly string[] = [],
+  args: ToolArgs<"read_file">,
+  context: ToolContext,
 ): Promise<string> {
-  const { path, offset, limit } = ReadFileArgsSchema.parse(args);
+  const { path, offset, limit } = args;
+  const { workspace, roots } = context;
   const target = await resolveReadTarget(workspace, path, roots);
   using text = await openTextFile(target, path, "read_file");
   const encoder = new TextEncoder();

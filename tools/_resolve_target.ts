@@ -7,7 +7,7 @@
  * @module
  */
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { ToolFailure } from "./_protocol.ts";
+import { ToolFailure } from "./_catalogue/tool_failure.ts";
 
 /**
  * The real path of an existing file or directory the model named, checked to be inside the

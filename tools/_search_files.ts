@@ -5,10 +5,11 @@
  *
  * @module
  */
+import type { ToolContext } from "./_catalogue/child_server.ts";
+import type { ToolArgs } from "./_catalogue/mod.ts";
 import { relative } from "node:path";
 import picomatch from "picomatch";
-import { z } from "zod";
-import { ToolFailure } from "./_protocol.ts";
+import { ToolFailure } from "./_catalogue/tool_failure.ts";
 import { resolveReadTarget } from "./_resolve_target.ts";
 import { binaryReason, splitLines } from "./_text_file.ts";
 import { walkWorkspace } from "./_walk.ts";
@@ -20,15 +21,6 @@ export const MAX_SEARCHED_FILE_BYTES = 10 * 1024 * 1024;
 /** Characters of a matching line shown at most. */
 export const MAX_SHOWN_LINE_CHARS = 300;
 
-/** Arguments of `search_files`. */
-export const SearchFilesArgsSchema = z.strictObject({
-  pattern: z.string().min(1).max(1000),
-  path: z.string().min(1).default("."),
-  include: z.string().min(1).max(1000).optional(),
-  ignore_case: z.boolean().default(false),
-  max_results: z.int().min(1).max(500).default(100),
-});
-
 /**
  * Search the text files under `path` (or the one file `path` names) for lines matching the
  * JavaScript regular expression `pattern`. Files whose path relative to `path` does not match the
@@ -36,8 +28,8 @@ export const SearchFilesArgsSchema = z.strictObject({
  * come sorted by path, then line number; at most `max_results` lines and 256 KiB, with a note
  * saying when the search stopped early.
  *
- * @param workspace the realpathed workspace
- * @param args `{ pattern, path?, include?, ignore_case?, max_results? }` (validated here)
+ * @param args the validated arguments (the catalogue's schema)
+ * @param context the realpathed workspace, the added roots and the abort signal
  * @returns `path:line:text` lines and, when cut, a note; or a line saying nothing matched
  * @throws {ToolFailure} an invalid regular expression (`invalid_arguments`), a path outside the
  *   workspace (`denied`) or missing (`failed`)
@@ -46,9 +38,10 @@ export const SearchFilesArgsSchema = z.strictObject({
  * ```ts
  * import { searchFiles } from "./_search_files.ts";
  * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * const context = { workspace: ws, roots: [], signal: new AbortController().signal };
  * try {
  *   await Deno.writeTextFile(`${ws}/a.ts`, "let x = 1;\nconst TODO = 2;\n");
- *   const out = await searchFiles(ws, { pattern: "TODO" });
+ *   const out = await searchFiles({ pattern: "TODO", path: ".", ignore_case: false, max_results: 100 }, context);
  *   if (out !== "a.ts:2:const TODO = 2;") throw new Error(out);
  * } finally {
  *   await Deno.remove(ws, { recursive: true });
@@ -56,11 +49,11 @@ export const SearchFilesArgsSchema = z.strictObject({
  * ```
  */
 export async function searchFiles(
-  workspace: string,
-  args: Record<string, unknown>,
-  roots: readonly string[] = [],
+  args: ToolArgs<"search_files">,
+  context: ToolContext,
 ): Promise<string> {
-  const { pattern, path, include, ignore_case, max_results } = SearchFilesArgsSchema.parse(args);
+  const { pattern, path, include, ignore_case, max_results } = args;
+  const { workspace, roots, signal } = context;
   let regex: RegExp;
   try {
     regex = new RegExp(pattern, ignore_case ? "i" : "");
@@ -75,7 +68,7 @@ export async function searchFiles(
   const matchesInclude = include === undefined ? () => true : picomatch(include, { dot: true });
   const files: { path: string; real: string }[] = [];
   if ((await Deno.stat(base)).isDirectory) {
-    for await (const entry of walkWorkspace(root, base)) {
+    for await (const entry of walkWorkspace(root, base, { signal })) {
       if (entry.kind !== "file") continue;
       if (matchesInclude(relative(base, entry.real))) files.push(entry);
     }
@@ -88,6 +81,7 @@ export async function searchFiles(
   let searched = 0;
   for (const file of files) {
     if (stop !== null) break;
+    signal.throwIfAborted();
     const found = await searchOne(
       file.real,
       regex,

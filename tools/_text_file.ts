@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ToolFailure } from "./_protocol.ts";
+import { ToolFailure } from "./_catalogue/tool_failure.ts";
 
 /** Bytes at the head of a file that the binary check looks at (8 KiB). */
 export const BINARY_SNIFF_BYTES = 8192;

@@ -5,26 +5,20 @@
  *
  * @module
  */
+import type { ToolContext } from "./_catalogue/child_server.ts";
+import type { ToolArgs } from "./_catalogue/mod.ts";
 import { relative } from "node:path";
-import { z } from "zod";
-import { ToolFailure } from "./_protocol.ts";
+import { ToolFailure } from "./_catalogue/tool_failure.ts";
 import { resolveReadTarget } from "./_resolve_target.ts";
 import { walkWorkspace } from "./_walk.ts";
-
-/** Arguments of `tree`: `depth` 1–10 (default 3), `max_entries` 1–1000 (default 500). */
-export const TreeArgsSchema = z.strictObject({
-  path: z.string().min(1).default("."),
-  depth: z.int().min(1).max(10).default(3),
-  max_entries: z.int().min(1).max(1000).default(500),
-});
 
 /**
  * Outline `path`: one line per entry, indented two spaces per level, directories ending in `/`,
  * files with their size in bytes, symlinks as `name -> target`; a last line counts directories
  * and files shown and says when the depth or entry limit left some out.
  *
- * @param workspace the realpathed workspace
- * @param args `{ path?, depth?, max_entries? }` (validated here)
+ * @param args the validated arguments (the catalogue's schema)
+ * @param context the realpathed workspace, the added roots and the abort signal
  * @returns the outline
  * @throws {ToolFailure} outside the workspace (`denied`), missing or not a directory (`failed`)
  *
@@ -32,10 +26,11 @@ export const TreeArgsSchema = z.strictObject({
  * ```ts
  * import { tree } from "./_tree.ts";
  * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * const context = { workspace: ws, roots: [], signal: new AbortController().signal };
  * try {
  *   await Deno.mkdir(`${ws}/src`);
  *   await Deno.writeTextFile(`${ws}/src/a.ts`, "hi");
- *   const out = await tree(ws, {});
+ *   const out = await tree({ path: ".", depth: 3, max_entries: 500 }, context);
  *   if (!out.startsWith("./\n  src/\n    a.ts (2 bytes)\n")) throw new Error(out);
  * } finally {
  *   await Deno.remove(ws, { recursive: true });
@@ -43,11 +38,11 @@ export const TreeArgsSchema = z.strictObject({
  * ```
  */
 export async function tree(
-  workspace: string,
-  args: Record<string, unknown>,
-  roots: readonly string[] = [],
+  args: ToolArgs<"tree">,
+  context: ToolContext,
 ): Promise<string> {
-  const { path, depth, max_entries } = TreeArgsSchema.parse(args);
+  const { path, depth, max_entries } = args;
+  const { workspace, roots, signal } = context;
   const root = await Deno.realPath(workspace);
   const base = await resolveReadTarget(root, path, roots);
   if (!(await Deno.stat(base)).isDirectory) {
@@ -61,7 +56,9 @@ export async function tree(
   let files = 0;
   let cut = false;
   let deeper = false;
-  for await (const entry of walkWorkspace(root, base, { maxDepth: depth })) {
+  for await (
+    const entry of walkWorkspace(root, base, { maxDepth: depth, signal })
+  ) {
     if (directories + files >= max_entries) {
       cut = true;
       break;

@@ -41,6 +41,8 @@ export interface WalkEntry {
 export interface WalkOptions {
   /** Deepest level yielded (1 = the start directory's own entries). @default Infinity */
   maxDepth?: number;
+  /** Stops the walk: the next directory read throws the abort reason. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -52,8 +54,9 @@ export interface WalkOptions {
  *
  * @param root the realpathed workspace
  * @param start a real directory inside it
- * @param options the depth limit
+ * @param options the depth limit and an abort signal
  * @returns the entries, lazily
+ * @throws the signal's abort reason once it aborts
  *
  * @example
  * ```ts
@@ -84,7 +87,13 @@ export async function* walkWorkspace(
     const loaded = await loadRules(root, dir);
     if (loaded) rules.push(loaded);
   }
-  yield* walkDirectory(root, startRel, 1, maxDepth, rules);
+  yield* walkDirectory(
+    root,
+    startRel,
+    1,
+    { maxDepth, signal: options.signal },
+    rules,
+  );
 }
 
 interface Rules {
@@ -97,9 +106,10 @@ async function* walkDirectory(
   root: string,
   dir: string,
   depth: number,
-  maxDepth: number,
+  limits: { maxDepth: number; signal?: AbortSignal },
   inherited: Rules[],
 ): AsyncGenerator<WalkEntry> {
+  limits.signal?.throwIfAborted();
   const own = await loadRules(root, dir);
   const rules = own ? [...inherited, own] : inherited;
   let entries: Deno.DirEntry[];
@@ -123,8 +133,8 @@ async function* walkDirectory(
     }
     if (isIgnored(rules, path, kind === "directory")) continue;
     yield { path, name: entry.name, kind, depth, real: join(root, path) };
-    if (kind === "directory" && depth < maxDepth) {
-      yield* walkDirectory(root, path, depth + 1, maxDepth, rules);
+    if (kind === "directory" && depth < limits.maxDepth) {
+      yield* walkDirectory(root, path, depth + 1, limits, rules);
     }
   }
 }

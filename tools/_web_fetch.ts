@@ -7,7 +7,7 @@
  * @module
  */
 import { type Forwarder, startForwarder } from "./egress_forwarder.ts";
-import { ToolFailure } from "./_protocol.ts";
+import { EGRESS_POLICY as POLICY, EgressRefusal, ToolFailure } from "./_catalogue/tool_failure.ts";
 
 /** Redirects followed at most (odek-go §4.1). */
 export const MAX_REDIRECTS = 10;
@@ -60,7 +60,8 @@ export class EgressClient {
    * @param request the request
    * @param signal aborts the request
    * @returns the final response, its body capped
-   * @throws {ToolFailure} `denied` without network or when the proxy refuses a destination;
+   * @throws {ToolFailure} `denied` without network; {@linkcode EgressRefusal} when the proxy
+   *   refuses a destination (or, through a tunnel, cannot reach it);
    *   `failed` for a bad scheme, too many redirects, a timeout or a connection failure
    */
   async send(request: WebRequest, signal?: AbortSignal): Promise<WebResponse> {
@@ -92,7 +93,7 @@ export class EgressClient {
       }
       if (response.headers.get("x-odek-egress") === "refused") {
         const reason = (await response.text()).trim();
-        throw new ToolFailure("denied", `${reason}. ${POLICY}`);
+        throw new EgressRefusal(url, `${reason}. ${POLICY}`);
       }
       const location = response.headers.get("location");
       if (
@@ -158,9 +159,6 @@ export class EgressClient {
   }
 }
 
-const POLICY =
-  "odek refuses loopback, private (RFC 1918), link-local and cloud-metadata, CGNAT, unique-local and unspecified addresses (and their IPv4-mapped and other IPv6 forms), and hosts outside network.allowDomains when it is set";
-
 function checkedUrl(raw: string): URL {
   let url: URL;
   try {
@@ -200,8 +198,8 @@ function connectFailure(
   const text = `${error}${(error as Error)?.cause ? ` (${(error as Error).cause})` : ""}`;
   if (/tunnel/i.test(text)) {
     const port = url.port || (url.protocol === "https:" ? "443" : "80");
-    return new ToolFailure(
-      "denied",
+    return new EgressRefusal(
+      url,
       `The egress proxy refused or could not reach ${url.hostname}:${port}. ${POLICY}; an unreachable host is reported the same way.`,
     );
   }

@@ -4,26 +4,21 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { ToolContext } from "./_catalogue/child_server.ts";
+import type { ToolArgs } from "./_catalogue/mod.ts";
 import { atomicWrite } from "./_atomic_write.ts";
-import { ToolFailure } from "./_protocol.ts";
+import { ToolFailure } from "./_catalogue/tool_failure.ts";
 import { resolveWriteTarget } from "./_resolve_target.ts";
 
 /** Largest content accepted, in bytes (1 MiB). */
 export const MAX_WRITE_BYTES = 1024 * 1024;
 
-/** Arguments of `write_file`. */
-export const WriteFileArgsSchema = z.strictObject({
-  path: z.string().min(1),
-  content: z.string(),
-});
-
 /**
  * Write `content` to `path` in the workspace, replacing the file atomically. A symlink inside the
  * workspace is written through to its (in-workspace) target; one leading out is refused.
  *
- * @param workspace the realpathed workspace
- * @param args `{ path, content }` (validated here)
+ * @param args the validated arguments (the catalogue's schema)
+ * @param context the realpathed workspace, the added roots and the abort signal
  * @returns a line saying what was written
  * @throws {ToolFailure} outside the workspace (`denied`), a directory (`failed`), content over
  *   1 MiB (`invalid_arguments`); Deno and OS denials propagate (the caller maps them to `denied`)
@@ -32,8 +27,9 @@ export const WriteFileArgsSchema = z.strictObject({
  * ```ts
  * import { writeFile } from "./_write_file.ts";
  * const ws = await Deno.realPath(await Deno.makeTempDir());
+ * const context = { workspace: ws, roots: [], signal: new AbortController().signal };
  * try {
- *   await writeFile(ws, { path: "notes/a.txt", content: "hi\n" });
+ *   await writeFile({ path: "notes/a.txt", content: "hi\n" }, context);
  *   if (await Deno.readTextFile(`${ws}/notes/a.txt`) !== "hi\n") throw new Error("not written");
  * } finally {
  *   await Deno.remove(ws, { recursive: true });
@@ -41,11 +37,11 @@ export const WriteFileArgsSchema = z.strictObject({
  * ```
  */
 export async function writeFile(
-  workspace: string,
-  args: Record<string, unknown>,
-  roots: readonly string[] = [],
+  args: ToolArgs<"write_file">,
+  context: ToolContext,
 ): Promise<string> {
-  const { path, content } = WriteFileArgsSchema.parse(args);
+  const { path, content } = args;
+  const { workspace, roots } = context;
   const bytes = new TextEncoder().encode(content);
   if (bytes.length > MAX_WRITE_BYTES) {
     throw new ToolFailure(

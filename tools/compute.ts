@@ -1,52 +1,42 @@
 /**
  * The compute child: a long-lived program the core runs with no permissions at all (no
  * `--allow-*` flag, and inside bwrap no workspace mounted): it can read no file, reach no network,
- * see no environment variable and run nothing. Same JSON-lines protocol as `files.ts`
- * (`_protocol.ts`); the request's `workspace` is ignored.
- *
- * Tools: `math_eval`, `diff`, `json_query`, `checksum`, `base64`.
+ * see no environment variable and run nothing. It serves the catalogue's `compute` entries
+ * (`_catalogue/compute_tools.ts`) with the child protocol; the request's `workspace` is ignored.
  *
  * @module
  */
-import { base64 } from "./_base64.ts";
-import { checksum } from "./_checksum.ts";
-import { diffTexts } from "./_diff_texts.ts";
-import { jsonQuery } from "./_json_query.ts";
-import { mathEval } from "./_math_eval.ts";
-import type { ToolResponse } from "./_protocol.ts";
-import { answerRequestLine, type ChildTool, serveLines } from "./_serve.ts";
-
-/** The tools this child serves, by name. */
-export const COMPUTE_TOOLS: Readonly<Record<string, ChildTool>> = {
-  math_eval: mathEval,
-  diff: diffTexts,
-  json_query: jsonQuery,
-  checksum,
-  base64,
-};
+import { ToolChildServer } from "./_catalogue/child_server.ts";
+import { COMPUTE_TOOLS } from "./_catalogue/compute_tools.ts";
+import { streamTransport } from "./_catalogue/line_transport.ts";
+import { loadHandler } from "./_load_handler.ts";
 
 /**
- * Answer one request line (never throws; see `answerRequestLine`).
+ * The compute child's server: its registry is the catalogue's `compute` entries.
  *
- * @param line one JSON request
- * @returns the response to write back
+ * @returns a server for the compute tools
  *
  * @example
  * ```ts
- * import { handleComputeRequestLine } from "./compute.ts";
- * const line = '{"id":1,"tool":"math_eval","args":{"expression":"6*7"},"workspace":"/"}';
- * const response = await handleComputeRequestLine(line);
- * if (!response.ok || response.output !== "42") throw new Error(JSON.stringify(response));
+ * import { computeToolServer } from "./compute.ts";
+ * const answer = await computeToolServer().answer(
+ *   '{"type":"call","id":1,"tool":"math_eval","args":{"expression":"6*7"},"workspace":"/"}',
+ * );
+ * if (answer?.type !== "result" || !answer.ok || answer.output !== "42") {
+ *   throw new Error(JSON.stringify(answer));
+ * }
  * ```
  */
-export function handleComputeRequestLine(line: string): Promise<ToolResponse> {
-  return answerRequestLine(COMPUTE_TOOLS, "compute", line);
+export function computeToolServer(): ToolChildServer {
+  return new ToolChildServer({
+    name: "compute",
+    entries: COMPUTE_TOOLS,
+    load: loadHandler,
+  });
 }
 
 if (import.meta.main) {
-  await serveLines(
-    Deno.stdin.readable,
-    Deno.stdout.writable,
-    handleComputeRequestLine,
+  await computeToolServer().serve(
+    streamTransport(Deno.stdin.readable, Deno.stdout.writable),
   );
 }

@@ -1,38 +1,19 @@
 /**
- * One long-lived tool child and the core's side of its JSON-lines protocol (the child's side is
- * `tools/_protocol.ts`; `tools/` imports nothing from `src/`, so the shapes live in both).
+ * One long-lived tool child: the process, and the core's end of the child protocol over its stdio
+ * (`tools/_catalogue/child_client.ts`; the messages are defined once, in
+ * `tools/_catalogue/child_protocol.ts`).
  *
  * @module
  */
-import { z } from "zod";
+import {
+  type CallOutcome,
+  type ChildCallOptions,
+  ToolChildClient,
+} from "../../tools/_catalogue/child_client.ts";
+import type { CallMessage } from "../../tools/_catalogue/child_protocol.ts";
+import { streamTransport } from "../../tools/_catalogue/line_transport.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import { DEFAULT_KILL_GRACE_MS, terminateSandbox } from "./_terminate.ts";
-import type { ToolResult } from "./tool_broker.ts";
-
-/** One response line of a tool child. */
-export const ToolChildResponseSchema = z.discriminatedUnion("ok", [
-  z.object({ id: z.int(), ok: z.literal(true), output: z.string() }),
-  z.object({
-    id: z.int(),
-    ok: z.literal(false),
-    error: z.object({
-      name: z.string(),
-      message: z.string(),
-      code: z.string().optional(),
-      kind: z.enum(["denied", "failed", "invalid_arguments"]),
-    }),
-  }),
-]);
-
-/** One request line to a tool child. */
-export const ToolChildRequestSchema = z.object({
-  id: z.int().nonnegative(),
-  tool: z.string().min(1),
-  args: z.record(z.string(), z.unknown()),
-  workspace: z.string().startsWith("/"),
-  /** Realpathed directories the operator granted besides the workspace (`--add-dir`). */
-  roots: z.array(z.string().startsWith("/")).optional(),
-});
 
 /** How a tool child is started: the rendered command line, its environment and cwd. */
 export interface ToolChildSpawn {
@@ -41,21 +22,26 @@ export interface ToolChildSpawn {
   cwd: string;
 }
 
+/** Options for {@linkcode ToolChild}. */
+export interface ToolChildOptions {
+  /** How long a cancelled call may take to stop before the child is killed. @default 2_000 */
+  cancelGraceMs?: number;
+}
+
 const STDERR_TAIL_CHARS = 4096;
 /** How long kill() waits for a killed child's pipes to close before it stops reading them. */
 const KILL_GRACE_MS = 5_000;
 
 /**
- * A spawned tool child: requests multiplexed by id over stdio, every pending call failed as
- * `failed` data (with the stderr tail) when the child dies. `onExit` runs once it is gone.
+ * A spawned tool child: calls multiplexed over stdio, a call the core stops waiting for cancelled
+ * in the child (and the child killed when it does not stop within the grace period), every
+ * pending call `lost` (with the stderr tail) when the child dies. `onExit` runs once it is gone.
  */
 export class ToolChild {
   /** The pid of the spawned process (bwrap's when sandboxed). */
   readonly pid: number;
   #process: Deno.ChildProcess;
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
-  #pending = new Map<number, (result: ToolResult) => void>();
-  #nextId = 1;
+  #client: ToolChildClient;
   #stderrTail = "";
   #exitReason: string | null = null;
   #reaped = false;
@@ -68,9 +54,14 @@ export class ToolChild {
    *
    * @param spawn argv, env (the whole environment) and cwd
    * @param onExit called once the child has exited and its streams are drained
+   * @param options the grace period of a cancelled call
    * @throws {OdekError} `TOOL_CHILD_FAILED` when the program cannot be started
    */
-  constructor(spawn: ToolChildSpawn, onExit: (child: ToolChild) => void) {
+  constructor(
+    spawn: ToolChildSpawn,
+    onExit: (child: ToolChild) => void,
+    options: ToolChildOptions = {},
+  ) {
     const [program, ...args] = spawn.argv;
     try {
       this.#process = new Deno.Command(program, {
@@ -92,10 +83,24 @@ export class ToolChild {
       );
     }
     this.pid = this.#process.pid;
-    this.#writer = this.#process.stdin.getWriter();
+    const transport = streamTransport(this.#process.stdout, this.#process.stdin, {
+      signal: this.#abandon.signal,
+    });
+    this.#client = new ToolChildClient(transport, {
+      cancelGraceMs: options.cancelGraceMs,
+      onUnresponsive: (tool) =>
+        void this.kill(
+          `The tool child (pid ${this.pid}) did not stop a cancelled ${tool} call and was killed`,
+        ),
+      onProtocolError: (line) => {
+        this.#appendStderr(`[odek] invalid response line: ${line.slice(0, 200)}\n`);
+        void this.kill(`The tool child (pid ${this.pid}) broke the protocol`);
+      },
+      onRejected: (message) => this.#appendStderr(`[odek] the child rejected a line: ${message}\n`),
+    });
     const drained = (read: Promise<void>) => read.catch((e) => this.#appendStderr(`[odek] ${e}\n`));
     this.#done = Promise.all([
-      drained(this.#readResponses()),
+      drained(this.#client.listen()),
       drained(this.#readStderr()),
       this.#process.status.finally(() => this.#reaped = true),
     ])
@@ -104,8 +109,8 @@ export class ToolChild {
           ? `was killed by ${status.signal}`
           : `exited with code ${status.code}`;
         this.#exitReason ??= `The tool child (pid ${this.pid}) ${how}`;
-        this.#failPending();
-        return this.#writer.close().catch(() => {});
+        this.#client.failAll(this.#deathMessage());
+        return transport.close();
       })
       .finally(() => onExit(this));
   }
@@ -116,27 +121,20 @@ export class ToolChild {
   }
 
   /**
-   * Send one request and wait for its response.
+   * Send one call and wait for its outcome. Never rejects.
    *
-   * @param request the tool, its arguments and the realpathed workspace
-   * @returns the tool result; `failed` when the child dies before answering
+   * @param request the tool, its validated arguments, the realpathed workspace and added roots
+   * @param options `signal` and `timeoutMs`: either cancels the call in the child
+   * @returns the outcome; `lost` with the stderr tail when the child dies before answering
    */
-  call(
-    request: { tool: string; args: Record<string, unknown>; workspace: string; roots?: string[] },
-  ): {
-    result: Promise<ToolResult>;
-    cancel: () => void;
-  } {
-    const id = this.#nextId++;
-    const line = JSON.stringify(ToolChildRequestSchema.parse({ id, ...request }));
-    const result = new Promise<ToolResult>((resolve) => {
-      if (!this.alive) return resolve(this.#deathResult());
-      this.#pending.set(id, resolve);
-      this.#writer.write(new TextEncoder().encode(`${line}\n`)).catch(() => {
-        // The child is gone; its exit handler fails this call with the stderr tail.
-      });
-    });
-    return { result, cancel: () => void this.#pending.delete(id) };
+  call(request: Omit<CallMessage, "type" | "id">, options: ChildCallOptions): Promise<CallOutcome> {
+    if (!this.alive) return Promise.resolve({ type: "lost", reason: this.#deathMessage() });
+    return this.#client.call(request, options);
+  }
+
+  /** Ask the child to load every handler now (it was started ahead of its first call). */
+  preload(): void {
+    if (this.alive) this.#client.preload();
   }
 
   /**
@@ -160,40 +158,6 @@ export class ToolChild {
     }
   }
 
-  async #readResponses(): Promise<void> {
-    let carry = "";
-    const signal = this.#abandon.signal;
-    const texts = this.#process.stdout.pipeThrough(new TextDecoderStream(), { signal });
-    for await (const text of texts) {
-      const lines = (carry + text).split("\n");
-      carry = lines.pop() ?? "";
-      for (const line of lines) if (line.trim() !== "") this.#onResponse(line);
-    }
-  }
-
-  #onResponse(line: string): void {
-    let parsed;
-    try {
-      parsed = ToolChildResponseSchema.safeParse(JSON.parse(line));
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed?.success) {
-      this.#appendStderr(`[odek] invalid response line: ${line.slice(0, 200)}\n`);
-      void this.kill(`The tool child (pid ${this.pid}) broke the protocol`);
-      return;
-    }
-    const response = parsed.data;
-    const resolve = this.#pending.get(response.id);
-    if (resolve === undefined) return; // a call that was cancelled, or a reply to a bad request
-    this.#pending.delete(response.id);
-    resolve(
-      response.ok
-        ? { ok: true, output: response.output }
-        : { ok: false, error: { kind: response.error.kind, message: response.error.message } },
-    );
-  }
-
   async #readStderr(): Promise<void> {
     const signal = this.#abandon.signal;
     const texts = this.#process.stderr.pipeThrough(new TextDecoderStream(), { signal });
@@ -206,17 +170,10 @@ export class ToolChild {
     this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_CHARS);
   }
 
-  #deathResult(): ToolResult {
+  #deathMessage(): string {
     const tail = this.#stderrTail.trim();
-    const message = `${this.#exitReason ?? "The tool child is gone"} before answering${
+    return `${this.#exitReason ?? "The tool child is gone"} before answering${
       tail ? `; its stderr ends with:\n${tail}` : " (no stderr)"
     }. The next call starts a new child.`;
-    return { ok: false, error: { kind: "failed", message } };
-  }
-
-  #failPending(): void {
-    const pending = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const resolve of pending) resolve(this.#deathResult());
   }
 }

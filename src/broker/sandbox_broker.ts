@@ -11,7 +11,8 @@ import { fixedVerdict } from "../danger/fixed_verdict.ts";
 import type { TrustLevel } from "../danger/verdict.ts";
 import type { AddDir } from "../config/add_dirs.ts";
 import { isInside } from "../config/validate_workspace.ts";
-import { BUILTIN_TOOLS } from "./builtin_tools.ts";
+import { findBuiltinTool, TOOL_CATALOGUE } from "../../tools/_catalogue/mod.ts";
+import { withEgressDecision } from "./_egress_refusal.ts";
 import { derivePermissions } from "./derive_permissions.ts";
 import type { EgressDecision, EgressProxy } from "./egress_proxy.ts";
 import type { PermissionSet } from "./permission_set.ts";
@@ -43,9 +44,9 @@ export interface SandboxBrokerOptions {
   trustLevel: TrustLevel;
   /** Shell timeout when the call names none, in milliseconds. @default 1_800_000 */
   shellTimeoutMs?: number;
-  /** A file-tool call not answered within this many milliseconds kills its child. @default 120_000 */
+  /** A file-tool call not answered within this many milliseconds is cancelled. @default 120_000 */
   fileCallTimeoutMs?: number;
-  /** A compute call not answered within this many milliseconds kills its child. @default 30_000 */
+  /** A compute call not answered within this many milliseconds is cancelled. @default 30_000 */
   computeCallTimeoutMs?: number;
   /**
    * The egress proxy that calls granted network go through (the broker closes it in `close()`).
@@ -141,19 +142,23 @@ export class SandboxBroker implements ToolBroker {
   async run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult> {
     const { name } = invocation;
     if (this.#closed) return failure("failed", `Cannot run ${name}: the broker is closed`);
-    const tool = BUILTIN_TOOLS.find((t) => t.name === name);
+    // The loop looked the call up and validated it (`entry`); other callers get both here.
+    const tool = invocation.entry ?? findBuiltinTool(name);
     if (tool === undefined) {
-      const names = BUILTIN_TOOLS.map((t) => t.name).join(", ");
+      const names = TOOL_CATALOGUE.map((t) => t.name).join(", ");
       return failure("unknown_tool", `There is no tool named "${name}": the tools are ${names}`);
     }
-    const parsed = tool.schema.safeParse(invocation.args);
-    if (!parsed.success) {
-      return failure(
-        "invalid_arguments",
-        `Invalid arguments for ${name}: ${z.prettifyError(parsed.error)}`,
-      );
+    let args = invocation.args;
+    if (invocation.entry === undefined) {
+      const parsed = tool.args.safeParse(invocation.args);
+      if (!parsed.success) {
+        return failure(
+          "invalid_arguments",
+          `Invalid arguments for ${name}: ${z.prettifyError(parsed.error)}`,
+        );
+      }
+      args = parsed.data;
     }
-    const args = parsed.data;
     let workspace: string;
     let addDirs: AddDir[];
     try {
@@ -252,7 +257,8 @@ export class SandboxBroker implements ToolBroker {
 
   /**
    * A web call in the web child for its scope. A refused HTTPS destination reaches the child only
-   * as a failed tunnel, so the proxy's reasons for the hosts the message names are added here.
+   * as a failed tunnel, so the proxy's decision on the destination the child names (host and
+   * port, as fields) is added here.
    */
   async #runWeb(
     name: string,
@@ -267,17 +273,7 @@ export class SandboxBroker implements ToolBroker {
     });
     try {
       const result = await this.#webPool.call(name, args, { set, workspace, signal });
-      if (result.ok || !result.error.message.includes("could not reach")) return result;
-      const where = (d: EgressDecision) =>
-        d.host.includes(":") ? `[${d.host}]:${d.port}` : `${d.host}:${d.port}`;
-      const reasons = refusals
-        .filter((d) => result.error.message.includes(where(d)))
-        .map((d) => `${where(d)}: ${d.reason}`);
-      if (reasons.length === 0) return result;
-      const message = `${result.error.message} The proxy said: ${
-        [...new Set(reasons)].join("; ")
-      }.`;
-      return { ok: false, error: { kind: result.error.kind, message } };
+      return withEgressDecision(result, refusals);
     } finally {
       stop();
     }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ToolEntry } from "../../tools/_catalogue/mod.ts";
 import type { Verdict } from "../danger/verdict.ts";
 import type { EgressDecision } from "./egress_proxy.ts";
 
@@ -19,19 +20,52 @@ export type ToolErrorKind =
   /** Not run: a budget of the run is spent (the loop refuses it; the broker never returns it). */
   | "budget_exceeded";
 
+/** A destination the egress proxy refused (or could not reach), as fields. */
+export interface EgressRefusalDetail {
+  /** The URL requested (the hop that was refused). */
+  url: string;
+  /** Its host, an IPv6 literal without brackets. */
+  host: string;
+  port: number;
+  /** What the proxy decided for `host`:`port` during the call, when it reported a decision. */
+  decision?: {
+    /** False: refused by policy; true: allowed, but the connection failed. */
+    allowed: boolean;
+    /** The proxy's reason, e.g. `loopback address`. */
+    reason: string;
+  };
+}
+
+/** Why a tool call failed, as the model is told. */
+export interface ToolError {
+  kind: ToolErrorKind;
+  message: string;
+  /** Set for a call the egress proxy refused: the message is made from these fields. */
+  egress?: EgressRefusalDetail;
+}
+
 /** The outcome of one tool call, as data (house style §5). */
 export type ToolResult =
   | { ok: true; output: string }
-  | { ok: false; error: { kind: ToolErrorKind; message: string } };
+  | { ok: false; error: ToolError };
 
-/** One call to run: arguments already parsed from JSON and validated against the tool's schema. */
+/**
+ * One call to run: arguments already parsed from JSON and validated against the tool's schema
+ * (when `entry` is set, by the caller: the loop looks each call up and validates it once).
+ */
 export interface ToolInvocation {
   /** The tool-call id the result answers. */
   id: string;
   /** Tool name, e.g. `read_file`. */
   name: string;
-  /** Validated arguments. */
+  /** Validated arguments (the schema's output: defaults applied). */
   args: Record<string, unknown>;
+  /**
+   * The built-in tool's catalogue entry, when the caller looked the call up and validated `args`
+   * against `entry.args`: the broker then neither looks it up nor validates it again. Without
+   * it, the broker does both.
+   */
+  entry?: ToolEntry;
   /**
    * The classifier's verdict on this call, already approved by the caller (an `ask` verdict here
    * means the operator said yes). Its parts decide the call's scope. @default the fixed safe

@@ -4,6 +4,9 @@
  * @module
  */
 import { join } from "node:path";
+import type { CallOutcome } from "../../tools/_catalogue/child_client.ts";
+import type { ChildError } from "../../tools/_catalogue/child_protocol.ts";
+import { egressRefusalMessage } from "./_egress_refusal.ts";
 import { ToolChild } from "./_tool_child.ts";
 import { type PermissionSet, permissionSetKey } from "./permission_set.ts";
 import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
@@ -15,8 +18,16 @@ export interface ToolChildPoolOptions {
   context: Omit<SandboxContext, "workspace">;
   /** The child program. @default `<context.toolsDir>/files.ts` */
   entry?: string;
-  /** A call not answered within this many milliseconds kills its child. @default 120_000 */
+  /**
+   * A call not answered within this many milliseconds is cancelled (result `timeout`); its child
+   * is killed when it does not stop within `cancelGraceMs`. @default 120_000
+   */
   callTimeoutMs?: number;
+  /**
+   * How long a cancelled call (aborted or timed out) may take to stop in its child before the
+   * child is killed. @default 2_000
+   */
+  cancelGraceMs?: number;
   /**
    * `none` runs the children with no `--allow-*` flag and no workspace mounted (the compute
    * child; calls must then pass a set that grants nothing, and the workspace `/`).
@@ -37,17 +48,22 @@ export interface ToolChildCallOptions {
    * @default []
    */
   roots?: string[];
-  /** Stops waiting for the answer (the result is `interrupted`); the child keeps running. */
+  /**
+   * Stops waiting for the answer (the result is `interrupted`) and cancels the call in its child,
+   * which stops the work (or is killed when it does not stop within `cancelGraceMs`).
+   */
   signal?: AbortSignal;
 }
 
 /**
  * Runs file-tool calls in long-lived children, one per distinct (permission set, workspace): a
  * `deno run … tools/files.ts` inside bwrap, with exactly the flags and mounts
- * {@linkcode renderSandbox} produces, a cleared environment, and JSON lines on stdio. Calls with
- * the same scope share a child and run concurrently in it; a child that dies fails its pending
- * calls as `failed` data (with its stderr tail) and is replaced on the next call. Denials inside
- * the child (Deno's `NotCapable`, the OS's EACCES/EROFS) come back as `denied` data.
+ * {@linkcode renderSandbox} produces, a cleared environment, and the child protocol on stdio
+ * (`tools/_catalogue/child_protocol.ts`). Calls with the same scope share a child and run
+ * concurrently in it; a call aborted or timed out is cancelled in its child; a child that dies
+ * fails its pending calls as `failed` data (with its stderr tail) and is replaced on the next
+ * call. Denials inside the child (Deno's `NotCapable`, the OS's EACCES/EROFS) come back as
+ * `denied` data, an egress refusal as `denied` with its destination in `error.egress`.
  *
  * @example Read a file in a read-only child (no bwrap layer here, to stay portable)
  * ```ts
@@ -72,6 +88,7 @@ export class ToolChildPool implements AsyncDisposable {
   #context: Omit<SandboxContext, "workspace">;
   #entry: string;
   #callTimeoutMs: number;
+  #cancelGraceMs: number;
   #permissions: "scoped" | "none";
   #children = new Map<string, ToolChild>();
   /** Every child not yet exited, including replaced ones, so close() waits for all. */
@@ -83,6 +100,7 @@ export class ToolChildPool implements AsyncDisposable {
     this.#context = options.context;
     this.#entry = options.entry ?? join(options.context.toolsDir, "files.ts");
     this.#callTimeoutMs = options.callTimeoutMs ?? 120_000;
+    this.#cancelGraceMs = options.cancelGraceMs ?? 2_000;
     this.#permissions = options.permissions ?? "scoped";
   }
 
@@ -108,36 +126,40 @@ export class ToolChildPool implements AsyncDisposable {
     if (signal?.aborted) return interrupted(tool);
     const child = this.#childFor(set, workspace);
     const roots = options.roots ?? [];
-    const { result, cancel } = child.call({
-      tool,
-      args,
-      workspace,
-      ...(roots.length > 0 ? { roots } : {}),
-    });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort: (() => void) | undefined;
-    const stop = new Promise<ToolResult>((resolve) => {
-      onAbort = () => resolve(interrupted(tool));
-      signal?.addEventListener("abort", onAbort, { once: true });
-      timer = setTimeout(() => {
-        const message =
-          `${tool} did not answer within ${this.#callTimeoutMs} ms; its tool child was killed`;
-        void child.kill(message);
-        resolve({ ok: false, error: { kind: "timeout", message } });
-      }, this.#callTimeoutMs);
-    });
-    try {
-      return await Promise.race([result, stop]);
-    } finally {
-      cancel();
-      clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener("abort", onAbort);
+    const outcome = await child.call(
+      { tool, args, workspace, ...(roots.length > 0 ? { roots } : {}) },
+      { timeoutMs: this.#callTimeoutMs, ...(signal ? { signal } : {}) },
+    );
+    return this.#resultOf(tool, outcome);
+  }
+
+  #resultOf(tool: string, outcome: CallOutcome): ToolResult {
+    switch (outcome.type) {
+      case "ok":
+        return { ok: true, output: outcome.output };
+      case "error":
+        return resultOfError(outcome.error);
+      case "stopped":
+        return outcome.reason === "aborted" ? interrupted(tool) : {
+          ok: false,
+          error: {
+            kind: "timeout",
+            message: `${tool} did not answer within ${this.#callTimeoutMs} ms; it was cancelled ` +
+              `(its tool child is killed unless it stops within ${this.#cancelGraceMs} ms)`,
+          },
+        };
+      case "lost":
+        return { ok: false, error: { kind: "failed", message: outcome.reason } };
+      default: {
+        const unreachable: never = outcome;
+        throw new TypeError(`Unknown outcome: ${JSON.stringify(unreachable)}`);
+      }
     }
   }
 
   /**
-   * Start the child for a scope ahead of its first call (a no-op when it runs already), so that
-   * call does not wait for deno to start. Never throws: a child that cannot start fails its first
+   * Start the child for a scope ahead of its first call (a no-op when it runs already) and have
+   * it load its handlers, so that call waits neither for deno nor for an import. Never throws: a child that cannot start fails its first
    * call instead.
    *
    * @param set the scope
@@ -146,7 +168,7 @@ export class ToolChildPool implements AsyncDisposable {
   warm(set: PermissionSet, workspace: string): void {
     if (this.#closed) return;
     try {
-      this.#childFor(set, workspace);
+      this.#childFor(set, workspace).preload();
     } catch {
       // Reported by the first real call.
     }
@@ -191,7 +213,7 @@ export class ToolChildPool implements AsyncDisposable {
     const child = new ToolChild({ argv, env, cwd }, (gone) => {
       this.#running.delete(gone);
       if (this.#children.get(key) === gone) this.#children.delete(key);
-    });
+    }, { cancelGraceMs: this.#cancelGraceMs });
     this.#children.set(key, child);
     this.#running.add(child);
     return child;
@@ -200,6 +222,23 @@ export class ToolChildPool implements AsyncDisposable {
 
 function poolKey(set: PermissionSet, workspace: string): string {
   return `${permissionSetKey(set)}\n${workspace}`;
+}
+
+/** A child's typed error as the model's result. */
+function resultOfError(error: ChildError): ToolResult {
+  switch (error.kind) {
+    case "egress_refused": {
+      const egress = { url: error.url, host: error.host, port: error.port };
+      return {
+        ok: false,
+        error: { kind: "denied", message: egressRefusalMessage(egress), egress },
+      };
+    }
+    case "cancelled":
+      return { ok: false, error: { kind: "interrupted", message: error.message } };
+    default:
+      return { ok: false, error: { kind: error.kind, message: error.message } };
+  }
 }
 
 function interrupted(tool: string): ToolResult {

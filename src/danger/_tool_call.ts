@@ -1,13 +1,15 @@
 /**
- * Parts of non-shell tool calls: file tools by path, web tools by host, MCP tools by server.
+ * The parts of a tool call, from the tool's classification rule (declarative data in its
+ * catalogue entry, or a tool provider's): file tools by path, web tools by host, commands by
+ * their Bash parse, MCP tools by server.
  *
  * @module
  */
+import { findBuiltinTool } from "../../tools/_catalogue/mod.ts";
+import type { ClassificationRule } from "../../tools/_catalogue/tool_entry.ts";
 import type { ClassifiedToolCall, ClassifyContext } from "./classifier.ts";
 import { PathScope } from "./_paths.ts";
 import type { VerdictPart } from "./verdict.ts";
-
-const WEB_TOOLS = new Set(["http_request", "browser", "web_fetch", "fetch_url", "http_batch"]);
 
 function part(
   riskClass: VerdictPart["riskClass"],
@@ -68,10 +70,23 @@ function hostOf(url: unknown): string {
 }
 
 /**
- * Parts of a tool call other than `shell` (which `classifyShell` handles). `read_file`,
- * `file_info`, `head_tail`, `search_files` and `tree` read their `path` (the last two default to
- * the workspace), `glob` reads its pattern's static base, `write_file` and `patch` write their
- * `path`; the compute tools are one `read` part with no targets (their child has no permissions).
+ * The rule a call is classified by: the caller's (a tool provider's), else the built-in tool's
+ * catalogue entry's.
+ *
+ * @param call the call
+ * @returns the rule, or `undefined` for a name no built-in tool has
+ */
+export function ruleOf(call: ClassifiedToolCall): ClassificationRule | undefined {
+  return call.rule ?? findBuiltinTool(call.name)?.rule;
+}
+
+/**
+ * The parts of a tool call, by its rule (see {@linkcode ruleOf}): `path` reads or writes the path
+ * argument (its default, else `unknown` when absent), `glob` reads the pattern's static base under
+ * its base argument, `command` is the Bash parse of the command argument (plus an `unknown` part
+ * when its `alwaysAsk` condition holds), `url` is `network` on the URL's host, `fixed` is one part
+ * of its class. A name with no rule is an MCP tool (`server__tool`: `code_execution` when the
+ * server is trusted, else `unknown`) or `unknown`.
  */
 export function toolCallParts(
   call: ClassifiedToolCall,
@@ -79,70 +94,51 @@ export function toolCallParts(
   classifyShell: (command: string) => VerdictPart[],
 ): VerdictPart[] {
   const { name, args } = call;
+  const rule = ruleOf(call);
+  if (rule === undefined) return unknownToolParts(name, context);
   const ws = context.workspace;
   const paths = new PathScope(ws, context.home, context.protectedRoots, context.addDirs);
   const str = (key: string) => (typeof args[key] === "string" ? args[key] as string : undefined);
-  switch (name) {
-    case "shell": {
-      const command = str("command");
-      return command === undefined ? [part("unknown", name, "no command")] : classifyShell(command);
+  switch (rule.kind) {
+    case "path": {
+      const path = str(rule.arg) ?? rule.default;
+      if (path === undefined) return [part("unknown", name, `no ${rule.arg}`)];
+      return [
+        rule.access === "read" ? readPart(name, path, paths, ws) : writePart(name, path, paths, ws),
+      ];
     }
-    case "read_file":
-    case "file_info":
-    case "head_tail": {
-      const path = str("path");
-      return path === undefined
-        ? [part("unknown", name, "no path")]
-        : [readPart(name, path, paths, ws)];
-    }
-    case "search_files":
-    case "tree":
-      return [readPart(name, str("path") ?? ".", paths, ws)];
-    case "math_eval":
-    case "diff":
-    case "json_query":
-    case "checksum":
-    case "base64":
-      return [part("read", name, "computes in a child with no permissions; touches nothing")];
     case "glob": {
-      const base = str("path") ?? ".";
-      const pattern = str("pattern") ?? "*";
+      const base = str(rule.base) ?? ".";
+      const pattern = str(rule.pattern) ?? "*";
       const start = pattern.startsWith("/") ? globBase(pattern) : `${base}/${globBase(pattern)}`;
       return [readPart(name, start.replace(/\/\.$/, ""), paths, ws)];
     }
-    case "bg_start": {
-      const command = str("command");
+    case "command": {
+      const command = str(rule.arg);
       const parts = command === undefined
-        ? [part("unknown", name, "no command")]
+        ? [part("unknown", name, `no ${rule.arg}`)]
         : classifyShell(command);
-      // A detached job outlives the run and every later approval: it always asks.
-      return args.detach === true
-        ? [...parts, part("unknown", `${name} (detached)`, "keeps running after the run ends")]
+      const ask = rule.alwaysAsk;
+      return ask !== undefined && args[ask.arg] === ask.equals
+        ? [...parts, part("unknown", `${name} (${ask.label})`, ask.detail)]
         : parts;
     }
-    case "bg_list":
-    case "bg_status":
-    case "bg_output":
-    case "bg_stop":
-      return [part("read", name, "inspects or stops this run's background jobs")];
-    case "plan":
-    case "clarify":
-      // Core tools: the plan is the run's own state; a question only reaches the operator.
-      return [part("read", name, name === "plan" ? "updates the run's plan" : "asks the operator")];
-    case "write_file":
-    case "patch": {
-      const path = str("path");
-      return path === undefined
-        ? [part("unknown", name, "no path")]
-        : [writePart(name, path, paths, ws)];
+    case "url": {
+      const host = hostOf(args[rule.arg]);
+      return [
+        part("network", host ? `${name} ${host}` : name, "reaches the network", host ? [host] : []),
+      ];
+    }
+    case "fixed":
+      return [part(rule.class, name, rule.detail)];
+    default: {
+      const unreachable: never = rule;
+      throw new TypeError(`Unknown classification rule: ${JSON.stringify(unreachable)}`);
     }
   }
-  if (WEB_TOOLS.has(name) || name === "web_search") {
-    const host = hostOf(args.url);
-    return [
-      part("network", host ? `${name} ${host}` : name, "reaches the network", host ? [host] : []),
-    ];
-  }
+}
+
+function unknownToolParts(name: string, context: ClassifyContext): VerdictPart[] {
   const separator = name.indexOf("__");
   if (separator > 0) {
     const server = name.slice(0, separator);

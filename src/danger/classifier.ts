@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ClassificationRule } from "../../tools/_catalogue/tool_entry.ts";
 import type { RiskClass, TrustLevel, Verdict, VerdictPart } from "./verdict.ts";
 
 /** Where a call would run, and the policy inputs. All paths absolute. */
@@ -34,6 +35,11 @@ export interface ClassifiedToolCall {
   name: string;
   /** The call's arguments (validated or not: odd shapes classify as `unknown`). */
   args: Record<string, unknown>;
+  /**
+   * How to classify the call: a tool provider's rule for one of its tools. @default the built-in
+   * tool's rule in the catalogue (`unknown` for a name it does not have)
+   */
+  rule?: ClassificationRule;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { loadBashParser } from "./_bash_parser.ts";
 import { ScriptScope } from "./_script_scope.ts";
-import { toolCallParts } from "./_tool_call.ts";
+import { ruleOf, toolCallParts } from "./_tool_call.ts";
 import { subjectOf } from "./_types.ts";
 import type { Classifier, ClassifyContext } from "./classifier.ts";
 import { decide } from "./decide.ts";
@@ -44,9 +44,10 @@ function dedupe(parts: VerdictPart[]): VerdictPart[] {
  * docs/classifier.md.
  *
  * A tool call's verdict comes from {@linkcode decide} at `context.trustLevel` (with
- * `context.trustedClasses` at `trusted`): file tools by the path they touch, web tools by the
- * URL's host, MCP tools (`server__tool`) `unknown` unless `context.trustedMcpServers` names the
- * server.
+ * `context.trustedClasses` at `trusted`), its parts from the tool's classification rule (its
+ * catalogue entry's, or the one the call carries from a tool provider): file tools by the path
+ * they touch, web tools by the URL's host, commands by their parse, MCP tools (`server__tool`)
+ * without a rule `unknown` unless `context.trustedMcpServers` names the server.
  *
  * @param options `signal` to abort loading
  * @returns the loaded classifier
@@ -99,9 +100,16 @@ export async function createClassifier(options: CreateClassifierOptions = {}): P
       const verdict = decide(parts, context.trustLevel, {
         trustedClasses: context.trustedClasses ?? [],
       });
-      // A detached background job outlives the run: no trust level or trusted class skips the ask.
-      return call.name === "bg_start" && call.args.detach === true && verdict.decision === "allow"
-        ? { ...verdict, decision: "ask", reason: `${verdict.reason}; a detached job always asks` }
+      // A call the rule says always asks (a detached background job outlives the run): no trust
+      // level or trusted class skips the ask.
+      const rule = ruleOf(call);
+      const ask = rule?.kind === "command" ? rule.alwaysAsk : undefined;
+      return ask !== undefined && call.args[ask.arg] === ask.equals && verdict.decision === "allow"
+        ? {
+          ...verdict,
+          decision: "ask",
+          reason: `${verdict.reason}; ${ask.reason}`,
+        }
         : verdict;
     },
   };

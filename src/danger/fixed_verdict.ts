@@ -1,8 +1,10 @@
 /**
- * The walking skeleton's fixed classification, used until the real classifier lands.
+ * The verdict on a call without a gate, derived from the tool's catalogue entry.
  *
  * @module
  */
+import { findBuiltinTool } from "../../tools/_catalogue/mod.ts";
+import type { ClassificationRule } from "../../tools/_catalogue/tool_entry.ts";
 import type { RiskClass, Verdict } from "./verdict.ts";
 
 /**
@@ -17,31 +19,34 @@ export interface ClassifiedCall {
   args: Record<string, unknown>;
 }
 
-/** File tools that only read their `path`. */
-const READ_TOOLS = new Set(["read_file", "glob", "search_files", "file_info", "tree", "head_tail"]);
-/** File tools whose `path` defaults to the workspace. */
-const DEFAULT_DOT = new Set(["glob", "search_files", "tree"]);
-/** Tools of the compute child: they touch nothing. */
-const COMPUTE_TOOLS = new Set(["math_eval", "diff", "json_query", "checksum", "base64"]);
-const BG_READ_TOOLS = new Set(["bg_list", "bg_status", "bg_output", "bg_stop"]);
+/** The classes a call may have without a gate: each grants only a contained scope (design §3). */
+const CONTAINED: ReadonlySet<RiskClass> = new Set(["read", "local_write", "code_execution"]);
+
+/** What {@linkcode fixedVerdict} reads of a tool: its catalogue entry has both. */
+export interface UngatedTool {
+  rule: ClassificationRule;
+  classWithoutGate: RiskClass;
+}
 
 /**
- * Classify a built-in tool call by its tool name alone, without looking at its arguments.
+ * The verdict on a call when the run has no gate (no classifier, no approver): the tool's class
+ * without a gate, from its catalogue entry (or the `tool` given, for a provider's tool), without
+ * judging the arguments.
  *
- * This is the fixed, safe scope of the walking skeleton, not a classifier: the reading file tools
- * (`read_file`, `glob`, `search_files`, `file_info`, `tree`, `head_tail`) and the compute tools
- * are one `read` part, `write_file` and `patch` one `local_write` part, `shell` one
- * `code_execution` part, and the decision is always `allow`. It is safe because each of those classes grants only a scope
- * that is contained (design §3): at most the workspace writable, no network, secrets and the
- * protected roots invisible. A shell command that does more than its class says (a `curl`, a write
- * to `~/.bashrc`) simply fails inside the sandbox. Any other tool name is one `unknown` part with
- * the decision `deny`.
+ * The reading file tools and the compute tools are one `read` part, `write_file` and `patch` one
+ * `local_write` part, `shell` and `bg_start` one `code_execution` part, and those are `allow`:
+ * each of those classes grants only a contained scope (design §3): at most the workspace
+ * writable, no network, secrets and the protected roots invisible. A shell command that does more
+ * than its class says (a `curl`, a write to `~/.bashrc`) simply fails inside the sandbox. Any other
+ * class (the web tools' `network`), a call its rule says always asks (a detached `bg_start`) and a
+ * name no built-in tool has are `deny`: without a gate nobody can approve them.
  *
- * Targets are the raw `path` argument as the model wrote it (`glob`, `search_files` and `tree`
- * default to `.`): it is resolved against the workspace, and realpath-checked, inside the tool
- * child. A shell part and a compute part have no targets.
+ * Targets are the raw path argument as the model wrote it (the rule's default, `.` for `glob`,
+ * when absent): it is resolved against the workspace, and realpath-checked, inside the tool
+ * child. A command part and a `fixed` part have no targets; a `url` part has the URL's host.
  *
  * @param invocation the tool call (its `name` and `args`)
+ * @param tool the tool's rule and class @default the built-in tool's catalogue entry
  * @returns a verdict with exactly one part
  *
  * @example Classify a write
@@ -50,47 +55,57 @@ const BG_READ_TOOLS = new Set(["bg_list", "bg_status", "bg_output", "bg_stop"]);
  * const verdict = fixedVerdict({ name: "write_file", args: { path: "a.txt", content: "" } });
  * if (verdict.parts[0].riskClass !== "local_write") throw new Error("unexpected class");
  * if (verdict.decision !== "allow") throw new Error("unexpected decision");
+ * const web = fixedVerdict({ name: "http_request", args: { url: "http://127.0.0.1:9/" } });
+ * if (web.decision !== "deny") throw new Error("network without a gate");
  * ```
  */
-export function fixedVerdict(invocation: ClassifiedCall): Verdict {
+export function fixedVerdict(
+  invocation: ClassifiedCall,
+  tool: UngatedTool | undefined = findBuiltinTool(invocation.name),
+): Verdict {
   const { name, args } = invocation;
-  if (name === "bg_start" && args.detach === true) {
-    return {
-      parts: [{ riskClass: "unknown", subject: `${name} (detached)`, targets: [] }],
-      decision: "deny",
-      reason:
-        "A detached background job needs the operator's approval, and this run has no approver",
-    };
-  }
-  const riskClass: RiskClass | undefined = READ_TOOLS.has(name) || COMPUTE_TOOLS.has(name) ||
-      BG_READ_TOOLS.has(name)
-    ? "read"
-    : name === "write_file" || name === "patch"
-    ? "local_write"
-    : name === "shell" || name === "bg_start"
-    ? "code_execution"
-    : undefined;
-  if (riskClass === undefined) {
+  if (tool === undefined) {
     return {
       parts: [{ riskClass: "unknown", subject: name, targets: [] }],
       decision: "deny",
-      reason: `The tool "${name}" is not a built-in tool of the walking skeleton`,
+      reason:
+        `The tool "${name}" is not a built-in tool, and without a classifier it cannot be judged`,
     };
   }
-  const rawPath = typeof args.path === "string"
-    ? args.path
-    : DEFAULT_DOT.has(name)
-    ? "."
+  const { rule, classWithoutGate: riskClass } = tool;
+  const str = (key: string) => (typeof args[key] === "string" ? args[key] as string : undefined);
+  if (
+    rule.kind === "command" && rule.alwaysAsk && args[rule.alwaysAsk.arg] === rule.alwaysAsk.equals
+  ) {
+    const subject = `${name} (${rule.alwaysAsk.label})`;
+    return {
+      parts: [{ riskClass: "unknown", subject, targets: [] }],
+      decision: "deny",
+      reason: `${subject} needs the operator's approval, and this run has no approver`,
+    };
+  }
+  const target = rule.kind === "path"
+    ? str(rule.arg) ?? rule.default
+    : rule.kind === "glob"
+    ? str(rule.base) ?? "."
+    : rule.kind === "url"
+    ? hostOf(args[rule.arg])
     : undefined;
-  const targets = riskClass === "code_execution" || COMPUTE_TOOLS.has(name) || rawPath === undefined
-    ? []
-    : [rawPath];
-  const subject = (name === "shell" || name === "bg_start") && typeof args.command === "string"
-    ? args.command
-    : name;
-  return {
-    parts: [{ riskClass, subject, targets }],
-    decision: "allow",
-    reason: `${name} runs with the fixed ${riskClass} scope of the walking skeleton`,
-  };
+  const subject = rule.kind === "command" ? str(rule.arg) ?? name : name;
+  const parts = [{ riskClass, subject, targets: target ? [target] : [] }];
+  return CONTAINED.has(riskClass)
+    ? { parts, decision: "allow", reason: `${name} runs with its ${riskClass} scope (no gate)` }
+    : {
+      parts,
+      decision: "deny",
+      reason: `${name} needs ${riskClass} approval, and this run has no gate to ask for it`,
+    };
+}
+
+function hostOf(url: unknown): string | undefined {
+  try {
+    return typeof url === "string" ? new URL(url).hostname || undefined : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -5,19 +5,10 @@
  * @module
  */
 import { z } from "zod";
+import { RISK_CLASSES } from "../../tools/_catalogue/tool_entry.ts";
 
-/** Risk class of one part of a call (design §3). */
-export const RiskClassSchema = z.enum([
-  "read",
-  "local_write",
-  "code_execution",
-  "network",
-  "system_write",
-  "destructive",
-  "privileged",
-  "unknown",
-  "blocked",
-]);
+/** Risk class of one part of a call (design §3; the list is the catalogue's `RISK_CLASSES`). */
+export const RiskClassSchema = z.enum(RISK_CLASSES);
 /** Risk class of one part of a call. */
 export type RiskClass = z.infer<typeof RiskClassSchema>;
 

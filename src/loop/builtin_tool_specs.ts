@@ -3,12 +3,14 @@
  *
  * @module
  */
-import { z } from "zod";
-import { BUILTIN_TOOLS } from "../broker/builtin_tools.ts";
 import type { ToolSpec } from "../llm/model.ts";
+import { ToolSet } from "./tool_set.ts";
 
 /**
- * The tool list as the model sees it (OpenAI `tools[]`), with JSON schemas generated from zod.
+ * The tool list as the model sees it (OpenAI `tools[]`), with JSON schemas generated from the
+ * catalogue's zod schemas: the specs of a {@linkcode ToolSet} without providers.
+ *
+ * @returns one spec per built-in tool, in catalogue order
  *
  * @example
  * ```ts
@@ -18,16 +20,5 @@ import type { ToolSpec } from "../llm/model.ts";
  * ```
  */
 export function builtinToolSpecs(): ToolSpec[] {
-  return BUILTIN_TOOLS.map((tool) => {
-    const { $schema: _drop, ...parameters } = z.toJSONSchema(tool.schema, {
-      io: "input",
-    }) as Record<
-      string,
-      unknown
-    >;
-    return {
-      type: "function" as const,
-      function: { name: tool.name, description: tool.description, parameters },
-    };
-  });
+  return new ToolSet().specs;
 }

@@ -5,15 +5,26 @@
  *
  * @module
  */
+import type { ClassificationRule } from "../../tools/_catalogue/mod.ts";
 import type { Approver } from "../approval/approver.ts";
-import type { ToolInvocation, ToolResult } from "../broker/tool_broker.ts";
+import type { ToolInvocation } from "../broker/tool_broker.ts";
 import type { Verdict } from "../danger/verdict.ts";
+import type { PreparedCall } from "./prepare_tool_call.ts";
 import type { RunContext } from "./run_context.ts";
+import { providedRule, type ResolvedTool } from "./tool_set.ts";
+
+export type { PreparedCall } from "./prepare_tool_call.ts";
 
 /** How the loop classifies and approves tool calls. */
 export interface ToolGate {
-  /** The verdict on a validated call, at the run's trust level. Pure and synchronous. */
-  classify(call: { name: string; args: Record<string, unknown> }): Verdict;
+  /**
+   * The verdict on a validated call, at the run's trust level. Pure and synchronous. `rule` is
+   * set for a provided tool's call (its provider's rule); a built-in tool's rule is in its
+   * catalogue entry.
+   */
+  classify(
+    call: { name: string; args: Record<string, unknown>; rule?: ClassificationRule },
+  ): Verdict;
   /** Answers the calls that ask. */
   approver: Approver;
   /**
@@ -22,9 +33,6 @@ export interface ToolGate {
    */
   preview?(call: { name: string; args: Record<string, unknown> }): Promise<string | undefined>;
 }
-
-/** A prepared call: ready to run, or already answered. */
-export type PreparedCall = { invocation: ToolInvocation } | { refusal: ToolResult };
 
 /**
  * Gate a batch. Calls that were refused before (bad JSON, unknown tool) pass through unchanged.
@@ -38,17 +46,24 @@ export async function gateToolCalls(
   batch: readonly PreparedCall[],
 ): Promise<PreparedCall[]> {
   const out = [...batch];
-  const asks: { index: number; invocation: ToolInvocation; verdict: Verdict }[] = [];
+  const asks: {
+    index: number;
+    invocation: ToolInvocation;
+    tool: ResolvedTool;
+    verdict: Verdict;
+  }[] = [];
   batch.forEach((entry, index) => {
     if (!("invocation" in entry)) return;
-    const { invocation } = entry;
-    const verdict = gate.classify({ name: invocation.name, args: invocation.args });
+    const { invocation, tool } = entry;
+    const call = { name: invocation.name, args: invocation.args };
+    const rule = providedRule(tool, call);
+    const verdict = gate.classify(rule === undefined ? call : { ...call, rule });
     if (verdict.decision === "deny") {
       out[index] = denied(`Not run: ${verdict.reason}`);
     } else if (verdict.decision === "allow") {
-      out[index] = { invocation: { ...invocation, verdict } };
+      out[index] = { tool, invocation: { ...invocation, verdict } };
     } else {
-      asks.push({ index, invocation, verdict });
+      asks.push({ index, invocation, tool, verdict });
     }
   });
   if (asks.length === 0) return out;
@@ -72,7 +87,7 @@ export async function gateToolCalls(
       ...(previews[i] !== undefined ? { preview: previews[i] } : {}),
     })),
   }, context.signal);
-  for (const { index, invocation, verdict } of asks) {
+  for (const { index, invocation, tool, verdict } of asks) {
     const answer = answers.find((a) => a.callId === invocation.id);
     const approved = answer?.approved === true;
     context.emit("approval_answered", {
@@ -84,7 +99,7 @@ export async function gateToolCalls(
     // The approver's reason says who refused and how to allow it; it stands on its own.
     const why = answer?.reason?.replace(/[.\s]+$/, "") ?? "The operator did not approve this call";
     out[index] = approved
-      ? { invocation: { ...invocation, verdict } }
+      ? { tool, invocation: { ...invocation, verdict } }
       : denied(`${why}. It asked because ${verdict.reason}`);
   }
   return out;

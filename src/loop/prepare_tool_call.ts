@@ -4,36 +4,44 @@
  *
  * @module
  */
+import type { ArgsIssue } from "../../tools/_catalogue/mod.ts";
 import type { ToolCall } from "../_util/chat_message.ts";
-import type { BuiltinTool } from "../broker/builtin_tools.ts";
 import type { ToolInvocation, ToolResult } from "../broker/tool_broker.ts";
 import { jsonDepth, MAX_ARGUMENT_DEPTH } from "../_util/json_depth.ts";
+import type { ResolvedTool, ToolSet } from "./tool_set.ts";
+
+/** A call ready to run (its tool looked up, its arguments validated), or already answered. */
+export type PreparedCall =
+  | { invocation: ToolInvocation; tool: ResolvedTool }
+  | { refusal: ToolResult };
 
 /**
- * Parse and validate a tool call against the tool list.
+ * Parse and validate a tool call against the run's tools: the one lookup and the one validation
+ * of the call (the invocation carries the tool's catalogue entry on, so the broker does neither
+ * again).
  *
- * @returns `{ invocation }` when the call may run, else `{ refusal }`: a result for the model
- *   saying what was wrong and how to call the tool correctly.
+ * @param call the model's tool call
+ * @param tools the run's tools
+ * @returns `{ invocation, tool }` when the call may run (its arguments are the schema's output,
+ *   defaults applied), else `{ refusal }`: a result for the model saying what was wrong and how to
+ *   call the tool correctly
  *
  * @example Invalid JSON is refused, never run
  * ```ts
  * import { prepareToolCall } from "./prepare_tool_call.ts";
- * import { BUILTIN_TOOLS } from "../broker/builtin_tools.ts";
- * const out = prepareToolCall(
+ * import { ToolSet } from "./tool_set.ts";
+ * const out = await prepareToolCall(
  *   { id: "c1", type: "function", function: { name: "shell", arguments: "{not json" } },
- *   BUILTIN_TOOLS,
+ *   new ToolSet(),
  * );
  * if (!("refusal" in out) || out.refusal.ok) throw new Error("should be refused");
  * ```
  */
-export function prepareToolCall(
-  call: ToolCall,
-  tools: readonly BuiltinTool[],
-): { invocation: ToolInvocation } | { refusal: ToolResult } {
+export async function prepareToolCall(call: ToolCall, tools: ToolSet): Promise<PreparedCall> {
   const name = call.function.name;
-  const tool = tools.find((t) => t.name === name);
+  const tool = tools.get(name);
   if (!tool) {
-    const known = tools.map((t) => t.name).join(", ");
+    const known = tools.names.join(", ");
     return refuse("unknown_tool", `There is no tool named "${name}". Available tools: ${known}.`);
   }
   const depth = jsonDepth(call.function.arguments);
@@ -54,17 +62,27 @@ export function prepareToolCall(
       }); the call was not run. Send the arguments as one JSON object.`,
     );
   }
-  const result = tool.schema.safeParse(parsed);
-  if (!result.success) {
-    const problems = result.error.issues
-      .map((issue) => `${issue.path.map(String).join(".") || "(arguments)"}: ${issue.message}`)
-      .join("; ");
+  const result = await tool.args["~standard"].validate(parsed);
+  if (result.issues !== undefined) {
+    const problems = result.issues.map(describeIssue).join("; ");
     return refuse(
       "invalid_arguments",
       `Invalid arguments for ${name}: ${problems}. The call was not run.`,
     );
   }
-  return { invocation: { id: call.id, name, args: result.data } };
+  const args = result.value;
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    return refuse("invalid_arguments", `The arguments of ${name} must be one JSON object.`);
+  }
+  const entry = tool.source.type === "builtin" ? { entry: tool.source.entry } : {};
+  return { invocation: { id: call.id, name, args, ...entry }, tool };
+}
+
+function describeIssue(issue: ArgsIssue): string {
+  const path = (issue.path ?? [])
+    .map((segment) => String(typeof segment === "object" ? segment.key : segment))
+    .join(".");
+  return `${path || "(arguments)"}: ${issue.message}`;
 }
 
 function refuse(

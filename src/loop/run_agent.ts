@@ -8,9 +8,8 @@ import type { ChatMessage, ToolCall } from "../_util/chat_message.ts";
 import { type CapLimits, DEFAULT_CAP_LIMITS } from "../_util/cap_output.ts";
 import { redactStrings } from "../_util/redact_strings.ts";
 import { OdekError } from "../_util/odek_error.ts";
-import type { BuiltinTool } from "../broker/builtin_tools.ts";
 import type { ToolBroker, ToolResult } from "../broker/tool_broker.ts";
-import type { Model, ToolSpec } from "../llm/model.ts";
+import type { Model } from "../llm/model.ts";
 import { type BudgetBreach, BudgetChecker, type RunBudgets } from "./budget_checker.ts";
 import { callModelStep } from "./call_model_step.ts";
 import { checkRunLimits } from "./check_run_limits.ts";
@@ -26,6 +25,7 @@ import { newRunStats, type RunStats } from "./run_stats.ts";
 import { runToolsStep } from "./run_tools_step.ts";
 import type { StepRunner } from "./step_runner.ts";
 import { journalStepRunner } from "./journal_step_runner.ts";
+import type { ToolSet } from "./tool_set.ts";
 import { type Stall, StallDetector } from "./stall_detector.ts";
 
 /** Options for {@linkcode runAgent}. */
@@ -41,8 +41,8 @@ export interface RunAgentOptions {
   stepRunner?: StepRunner;
   /** The transcript so far: system prompt, task, and for a resumed session everything since. */
   messages: readonly ChatMessage[];
-  tools: readonly BuiltinTool[];
-  toolSpecs: ToolSpec[];
+  /** The run's tools (built in and provided): the model is told their specs. */
+  tools: ToolSet;
   /**
    * Model turns before the run stops with a `budget_exceeded` outcome (`iterations`), after one
    * tool-less call for a partial summary. @default 90
@@ -121,7 +121,7 @@ type NextStep =
  *
  * @example With the scripted model and an in-memory journal
  * ```ts ignore
- * const outcome = await runAgent({ model, broker, journal, messages, tools, toolSpecs, runId });
+ * const outcome = await runAgent({ model, broker, journal, messages, tools, runId });
  * ```
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
@@ -233,7 +233,7 @@ function makeContext(
     journal: options.journal,
     steps: options.stepRunner ?? journalStepRunner(options.journal),
     tools: options.tools,
-    toolSpecs: options.toolSpecs,
+    toolSpecs: options.tools.specs,
     messages: [...options.messages],
     stats,
     maxToolParallel: options.maxToolParallel ?? 4,

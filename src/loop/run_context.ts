@@ -5,12 +5,12 @@
  */
 import type { CapLimits } from "../_util/cap_output.ts";
 import type { ChatMessage } from "../_util/chat_message.ts";
-import type { BuiltinTool } from "../broker/builtin_tools.ts";
 import type { ToolBroker } from "../broker/tool_broker.ts";
 import type { Model, ToolSpec } from "../llm/model.ts";
 import type { RunEventData, RunEventType } from "./run_event.ts";
 import type { RunStats } from "./run_stats.ts";
 import type { ToolGate } from "./gate_tool_calls.ts";
+import type { ToolSet } from "./tool_set.ts";
 import type { Clarifier } from "../approval/clarifier.ts";
 import type { PlanState } from "./plan_state.ts";
 import type { CompactionState, ContextManager } from "./context_manager.ts";
@@ -34,7 +34,9 @@ export interface RunContext {
   readonly journal: TranscriptJournal;
   /** Runs and records every model call and tool call (default: the journal). */
   readonly steps: StepRunner;
-  readonly tools: readonly BuiltinTool[];
+  /** The run's tools: every call is looked up here, once. */
+  readonly tools: ToolSet;
+  /** What the model is told of them (`tools.specs`). */
   readonly toolSpecs: ToolSpec[];
   /** The transcript in order (results in call order), as it will be sent next. */
   readonly messages: ChatMessage[];

@@ -8,11 +8,13 @@
 import type { AssistantMessage, ToolCall, ToolMessage } from "../_util/chat_message.ts";
 import { jsonDepth, MAX_ARGUMENT_DEPTH } from "../_util/json_depth.ts";
 import type { ToolResult } from "../broker/tool_broker.ts";
-import { gateToolCalls, type PreparedCall } from "./gate_tool_calls.ts";
-import { prepareToolCall } from "./prepare_tool_call.ts";
+import { fixedVerdict } from "../danger/fixed_verdict.ts";
+import { gateToolCalls } from "./gate_tool_calls.ts";
+import { type PreparedCall, prepareToolCall } from "./prepare_tool_call.ts";
 import { runCoreTool } from "./run_core_tool.ts";
 import type { RunContext } from "./run_context.ts";
 import { toolResultContent } from "./tool_result_content.ts";
+import { providedRule } from "./tool_set.ts";
 
 /** Options for {@linkcode runToolsStep}. */
 export interface RunToolsStepOptions {
@@ -47,13 +49,17 @@ export async function runToolsStep(
   const results: (ToolMessage | undefined)[] = new Array(calls.length);
   const digests = await Promise.all(calls.map((call) => sha256Hex(call.function.arguments)));
   const runnable = options.runnable ?? calls.length;
-  const prepared: PreparedCall[] = calls.map((call, index) =>
-    index < runnable || !options.refusal
-      ? prepareToolCall(call, context.tools)
-      : { refusal: options.refusal }
+  const prepared: PreparedCall[] = await Promise.all(
+    calls.map((call, index) =>
+      index < runnable || !options.refusal
+        ? prepareToolCall(call, context.tools)
+        : { refusal: options.refusal }
+    ),
   );
   // One approval request per batch, before anything in it runs.
-  const gated = context.gate ? await gateToolCalls(context, context.gate, prepared) : prepared;
+  const gated = context.gate
+    ? await gateToolCalls(context, context.gate, prepared)
+    : prepared.map(ungated);
   let next = 0;
   const iteration = context.stats.iterations;
   const worker = async () => {
@@ -104,7 +110,8 @@ async function runOne(
     args_bytes: argsBytes,
   }, { tool: name });
   const started = context.now();
-  const core = context.tools.find((t) => t.name === name)?.category === "core";
+  const source = ("tool" in prepared ? prepared.tool : context.tools.get(name))?.source;
+  const core = source?.type === "builtin" && source.entry.category === "core";
   let result: ToolResult;
   if ("refusal" in prepared) {
     result = prepared.refusal;
@@ -127,6 +134,8 @@ async function runOne(
     try {
       result = core
         ? await runCoreTool(context, prepared.invocation)
+        : source?.type === "provider"
+        ? await source.provider.run(prepared.invocation, context.signal)
         : await context.broker.run(prepared.invocation, context.signal);
     } finally {
       clearInterval(heartbeat);
@@ -166,6 +175,25 @@ async function runOne(
     }, { tool: name });
   }
   return written.content;
+}
+
+/**
+ * A call in a run without a gate: a built-in tool runs with the broker's verdict without a gate;
+ * a provided tool gets that verdict here, from its provider's rule and its class without a gate
+ * (denied unless that class is contained).
+ */
+function ungated(prepared: PreparedCall): PreparedCall {
+  if (!("tool" in prepared)) return prepared;
+  const { invocation, tool } = prepared;
+  const source = tool.source;
+  if (source.type !== "provider") return prepared;
+  const call = { name: invocation.name, args: invocation.args };
+  const rule = providedRule(tool, call)!;
+  const classWithoutGate = source.tool.classWithoutGate ?? "unknown";
+  const verdict = fixedVerdict(call, { rule, classWithoutGate });
+  return verdict.decision === "deny"
+    ? { refusal: { ok: false, error: { kind: "denied", message: `Not run: ${verdict.reason}` } } }
+    : { tool, invocation: { ...invocation, verdict } };
 }
 
 /** At most 12 lines and 1000 characters of `text`, with a note when cut. */

@@ -18,6 +18,6 @@ export type { RunOutcome } from "./run_outcome.ts";
 export { EventSubscription, type RuntimeEvent } from "./event_subscription.ts";
 export type { SubscribeOptions } from "./event_hub.ts";
 export type { RunSubscribeOptions } from "./run_event_log.ts";
-export { type RuntimeTools, runtimeTools } from "./runtime_tools.ts";
+export { runtimeTools } from "./runtime_tools.ts";
 export { type ChildDeno, childDenoPath, PINNED_DENO_VERSION } from "./child_deno_path.ts";
 export { probeEgressProxy } from "./probe_egress_proxy.ts";

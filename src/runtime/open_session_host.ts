@@ -28,7 +28,7 @@ import {
 } from "./check_option.ts";
 import { buildBroker, resolveAddDirs, resolveWorkspace, type Settings } from "./compose.ts";
 import type { RuntimeEvent } from "./event_subscription.ts";
-import type { RuntimeTools } from "./runtime_tools.ts";
+import type { ToolSet } from "../loop/tool_set.ts";
 import { SessionHost } from "./session_host.ts";
 
 /** Which session a host is for: a new one (its task; optionally its name) or an existing one. */
@@ -75,7 +75,7 @@ export interface RuntimeParts {
   modelFactory: ModelFactory;
   fetch?: typeof fetch;
   clock?: Clock;
-  tools: RuntimeTools;
+  tools: ToolSet;
   forward: (event: RuntimeEvent) => void;
   onClosed: (host: SessionHost) => void;
 }

@@ -24,7 +24,7 @@ import type { OpenSession } from "../session/session_store.ts";
 import type { EventSubscription, RuntimeEvent } from "./event_subscription.ts";
 import { RunEventLog, type RunSubscribeOptions } from "./run_event_log.ts";
 import { type RunOutcome, runOutcomeOf } from "./run_outcome.ts";
-import type { RuntimeTools } from "./runtime_tools.ts";
+import type { ToolSet } from "../loop/tool_set.ts";
 
 /** Everything a run is started with (built by the session host). */
 export interface RunInit {
@@ -34,7 +34,7 @@ export interface RunInit {
   broker: ToolBroker;
   gate: ToolGate;
   clarifier: Clarifier;
-  tools: RuntimeTools;
+  tools: ToolSet;
   /** The transcript to continue from (ends with a user or tool message). */
   messages: readonly ChatMessage[];
   maxIterations: number;
@@ -171,8 +171,7 @@ export class Run implements AsyncDisposable {
         journal: init.session,
         ...(init.stepRunner ? { stepRunner: init.stepRunner } : {}),
         messages: init.messages,
-        tools: init.tools.tools,
-        toolSpecs: init.tools.toolSpecs,
+        tools: init.tools,
         maxIterations: init.maxIterations,
         maxToolParallel: init.maxToolParallel,
         runId: init.runId,

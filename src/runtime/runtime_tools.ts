@@ -1,35 +1,27 @@
 /**
- * The one place the runtime composes the tools a run offers the model: today the built-in
- * tools (`BUILTIN_TOOLS`) with their model-facing specs. The tool catalogue's providers (and
- * later MCP tools) plug in here, so every surface offers the same tools.
+ * The one place the runtime composes the tools a run offers the model: the built-in tools of the
+ * catalogue (`tools/_catalogue/`) plus the tool providers a surface passes (MCP servers,
+ * `delegate_tasks`, a library user's tools), so every surface offers the same tools.
  *
  * @module
  */
-import type { BuiltinTool } from "../broker/builtin_tools.ts";
-import { BUILTIN_TOOLS } from "../broker/builtin_tools.ts";
-import type { ToolSpec } from "../llm/model.ts";
-import { builtinToolSpecs } from "../loop/builtin_tool_specs.ts";
-
-/** The tools of a run: what the loop looks calls up in, and what the model is told. */
-export interface RuntimeTools {
-  /** Every tool a call may name (the loop refuses any other name as `unknown_tool`). */
-  tools: readonly BuiltinTool[];
-  /** The same tools as the model sees them (OpenAI `tools[]`), in the same order. */
-  toolSpecs: ToolSpec[];
-}
+import type { ToolProvider } from "../loop/tool_provider.ts";
+import { ToolSet } from "../loop/tool_set.ts";
 
 /**
- * The tools every run of this runtime offers.
+ * The tools every run of a session host offers: the built-in tools and the given providers.
  *
- * @returns the tools and their specs
+ * @param providers tools besides the built-in ones, in the order the model should see them
+ * @returns the run's {@linkcode ToolSet} (the loop looks every call up in it, once)
+ * @throws {OdekError} `CONFIG_INVALID` when a provided tool's name is taken or invalid
  *
- * @example
+ * @example The built-in tools
  * ```ts
  * import { runtimeTools } from "./runtime_tools.ts";
- * const { tools, toolSpecs } = runtimeTools();
- * if (tools.length !== toolSpecs.length) throw new Error("specs and tools disagree");
+ * const tools = runtimeTools();
+ * if (!tools.specs.some((spec) => spec.function.name === "shell")) throw new Error("no shell");
  * ```
  */
-export function runtimeTools(): RuntimeTools {
-  return { tools: BUILTIN_TOOLS, toolSpecs: builtinToolSpecs() };
+export function runtimeTools(providers: readonly ToolProvider[] = []): ToolSet {
+  return new ToolSet({ providers });
 }

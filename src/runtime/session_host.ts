@@ -27,7 +27,7 @@ import type { Settings } from "./compose.ts";
 import { contextOptionsFor } from "./context_options.ts";
 import type { RuntimeEvent } from "./event_subscription.ts";
 import { Run } from "./run.ts";
-import type { RuntimeTools } from "./runtime_tools.ts";
+import type { ToolSet } from "../loop/tool_set.ts";
 
 /** The limits of one run; each given one overrides the configuration's. */
 export interface RunLimitsOverride extends RunBudgets {
@@ -63,7 +63,7 @@ export interface HostParts {
   broker: ToolBroker;
   gate: ToolGate;
   clarifier: Clarifier;
-  tools: RuntimeTools;
+  tools: ToolSet;
   workspace: string;
   addDirs: readonly AddDir[];
   trust: TrustLevel;

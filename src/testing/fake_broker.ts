@@ -51,8 +51,10 @@ export class FakeBroker implements ToolBroker {
 
   /** Run one call through the handler; a throwing handler becomes a `failed` result. */
   async run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult> {
+    // A snapshot of the call's data; the catalogue entry (schemas) is kept by reference.
+    const { entry, ...data } = invocation;
     const call: FakeBrokerCall = {
-      invocation: structuredClone(invocation),
+      invocation: { ...structuredClone(data), ...(entry ? { entry } : {}) },
       startedAt: performance.now(),
     };
     this.calls.push(call);

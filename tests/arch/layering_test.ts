@@ -5,6 +5,9 @@ import { importsOf, ROOT, sourceFiles } from "./_source_files.ts";
 // design §7: _util → config → danger → broker, llm, session, approval → loop → runtime →
 // mcp, serve → cli.
 // A folder imports only from layers to its left (and itself); testing/ may import anything left of cli.
+// Below them all sits the tool catalogue with the child protocol, tools/_catalogue/: the one folder
+// outside src/ that src/ may import, shared with the tool children.
+const CATALOGUE = "tools/_catalogue/";
 const RANK: Record<string, number> = {
   _util: 0,
   config: 1,
@@ -33,8 +36,9 @@ Deno.test("src/ folders import only from layers to their left", async () => {
     for (const spec of importsOf(text)) {
       if (!spec.startsWith(".")) continue;
       const target = normalize(join(dirname(file), spec));
+      if (target.startsWith(CATALOGUE)) continue;
       if (!target.startsWith("src/")) {
-        violations.push(`${file} imports ${spec} outside src/`);
+        violations.push(`${file} imports ${spec} outside src/ and ${CATALOGUE}`);
         continue;
       }
       const to = layerOf(target);
@@ -114,6 +118,23 @@ Deno.test("only src/broker spawns processes", async () => {
     if (file.startsWith("src/broker/")) continue;
     const text = await Deno.readTextFile(join(ROOT, file));
     if (/new Deno\.Command\(|node:child_process|Deno\.run\(/.test(text)) violations.push(file);
+  }
+  assert.deepEqual(violations, []);
+});
+
+Deno.test("tools/_catalogue/ imports only zod and its own files", async () => {
+  const violations: string[] = [];
+  const files = await sourceFiles(CATALOGUE);
+  assert.ok(files.length >= 8, `found only ${files}`);
+  for (const file of files) {
+    const text = await Deno.readTextFile(join(ROOT, file));
+    for (const spec of importsOf(text)) {
+      const own = spec.startsWith("./") && !spec.includes("..");
+      if (spec !== "zod" && !own) violations.push(`${file} imports ${spec}`);
+    }
+    if (/\bimport\(/.test(text.replace(/^\s*\*.*$/gm, ""))) {
+      violations.push(`${file} imports a module at run time`);
+    }
   }
   assert.deepEqual(violations, []);
 });

@@ -1,7 +1,7 @@
 /**
  * A probe run in the compute child's exact configuration (no `--allow-*` flag, no workspace
  * mounted): for each request it attempts every kind of access and answers with what each attempt
- * threw (`error.name`), or `"allowed"`. Args: `{ file, url, port }`.
+ * threw (`error.name`), or `"allowed"`, as a child-protocol result. Args: `{ file, url, port }`.
  *
  * @module
  */
@@ -38,9 +38,12 @@ for await (const text of Deno.stdin.readable.pipeThrough(new TextDecoderStream()
   carry = lines.pop() ?? "";
   for (const line of lines) {
     const request = JSON.parse(line);
+    if (request.type !== "call") continue;
     const output = JSON.stringify(await probe(request.args));
     Deno.stdout.writeSync(
-      encoder.encode(`${JSON.stringify({ id: request.id, ok: true, output })}\n`),
+      encoder.encode(
+        `${JSON.stringify({ type: "result", id: request.id, ok: true, output })}\n`,
+      ),
     );
   }
 }

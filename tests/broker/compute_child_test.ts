@@ -83,7 +83,7 @@ sandboxTest("ToolChildPool.call() refuses a file tool sent to the compute child"
       set: NOTHING,
       workspace: "/",
     });
-    assert.equal(!result.ok && result.error.kind, "invalid_arguments");
+    assert.equal(!result.ok && result.error.kind, "unknown_tool");
     assert.match(!result.ok ? result.error.message : "", /The compute child has no tool read_file/);
   } finally {
     await pool.close();

@@ -1,13 +1,19 @@
 // The compute tools of tools/ run in-process: results, refusals and limits.
 // compute_child_test.ts runs them in their real child with no permissions.
 import assert from "node:assert/strict";
-import { base64 } from "../../tools/_base64.ts";
-import { checksum } from "../../tools/_checksum.ts";
-import { diffTexts } from "../../tools/_diff_texts.ts";
-import { jsonQuery } from "../../tools/_json_query.ts";
-import { mathEval } from "../../tools/_math_eval.ts";
-import { handleComputeRequestLine } from "../../tools/compute.ts";
-import { failsWith } from "./_workspace.ts";
+import { base64 as base64Handler } from "../../tools/_base64.ts";
+import { checksum as checksumHandler } from "../../tools/_checksum.ts";
+import { diffTexts as diffTextsHandler } from "../../tools/_diff_texts.ts";
+import { jsonQuery as jsonQueryHandler } from "../../tools/_json_query.ts";
+import { mathEval as mathEvalHandler } from "../../tools/_math_eval.ts";
+import { computeToolServer } from "../../tools/compute.ts";
+import { failsWith, viaCatalogue, viaCatalogueSync } from "./_workspace.ts";
+
+const base64 = viaCatalogueSync("base64", base64Handler);
+const checksum = viaCatalogueSync("checksum", checksumHandler);
+const diffTexts = viaCatalogueSync("diff", diffTextsHandler);
+const jsonQuery = viaCatalogueSync("json_query", jsonQueryHandler);
+const mathEval = viaCatalogue("math_eval", mathEvalHandler);
 
 const MIB = 1024 * 1024;
 
@@ -129,26 +135,20 @@ Deno.test("base64() encodes and decodes text in both alphabets and refuses what 
   assert.throws(() => base64("/", { text: "x", action: "rot13" }), /action/);
 });
 
-Deno.test("handleComputeRequestLine() serves only the compute tools and answers bad input as data", async () => {
-  const ok = await handleComputeRequestLine(
-    JSON.stringify({ id: 1, tool: "math_eval", args: { expression: "6*7" }, workspace: "/" }),
-  );
-  assert.deepEqual(ok, { id: 1, ok: true, output: "42" });
-  const fileTool = await handleComputeRequestLine(
-    JSON.stringify({
-      id: 2,
-      tool: "write_file",
-      args: { path: "/tmp/x", content: "" },
-      workspace: "/",
-    }),
-  );
-  assert.equal(!fileTool.ok && fileTool.error.kind, "invalid_arguments");
+Deno.test("the compute child's server serves only the compute tools and answers bad input as data", async () => {
+  const server = computeToolServer();
+  const call = (id: number, tool: string, args: Record<string, unknown>) =>
+    server.answer(JSON.stringify({ type: "call", id, tool, args, workspace: "/" }));
+  const ok = await call(1, "math_eval", { expression: "6*7" });
+  assert.deepEqual(ok, { type: "result", id: 1, ok: true, output: "42" });
+  const fileTool = await call(2, "write_file", { path: "/tmp/x", content: "" });
+  assert.ok(fileTool?.type === "result" && !fileTool.ok, JSON.stringify(fileTool));
+  assert.equal(fileTool.error.kind, "unknown_tool");
   assert.match(
-    !fileTool.ok ? fileTool.error.message : "",
+    fileTool.error.message,
     /serves math_eval, diff, json_query, checksum, base64/,
   );
-  const badArgs = await handleComputeRequestLine(
-    JSON.stringify({ id: 3, tool: "checksum", args: { text: 1 }, workspace: "/" }),
-  );
-  assert.equal(!badArgs.ok && badArgs.error.kind, "invalid_arguments");
+  const badArgs = await call(3, "checksum", { text: 1 });
+  assert.ok(badArgs?.type === "result" && !badArgs.ok, JSON.stringify(badArgs));
+  assert.equal(badArgs.error.kind, "invalid_arguments");
 });

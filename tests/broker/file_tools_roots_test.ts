@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ToolFailure } from "../../tools/_protocol.ts";
+import { ToolFailure } from "../../tools/_catalogue/tool_failure.ts";
 import { resolveReadTarget, resolveWriteTarget } from "../../tools/_resolve_target.ts";
-import { handleRequestLine } from "../../tools/files.ts";
+import { fileToolServer } from "../../tools/files.ts";
 
 /** A workspace, an added directory `cache` beside it and an outside directory with a secret. */
 async function layout() {
@@ -60,17 +60,25 @@ Deno.test("a symlink inside a granted root that leads out of it is refused", asy
 
 Deno.test("the file-tool protocol carries roots per request: read_file and glob reach the granted directory", async () => {
   await using l = await layout();
-  const request = (tool: string, args: Record<string, unknown>, roots?: string[]) =>
-    JSON.stringify({ id: 1, tool, args, workspace: l.ws, ...(roots ? { roots } : {}) });
-  const read = await handleRequestLine(
-    request("read_file", { path: join(l.cache, "a.txt") }, [l.cache]),
-  );
+  const server = fileToolServer();
+  const call = async (tool: string, args: Record<string, unknown>, roots?: string[]) => {
+    const line = JSON.stringify({
+      type: "call",
+      id: 1,
+      tool,
+      args,
+      workspace: l.ws,
+      ...(roots ? { roots } : {}),
+    });
+    const answer = await server.answer(line);
+    assert.equal(answer?.type, "result", JSON.stringify(answer));
+    return answer as Exclude<typeof answer, { type: "rejected" } | undefined>;
+  };
+  const read = await call("read_file", { path: join(l.cache, "a.txt") }, [l.cache]);
   assert.ok(read.ok && read.output.startsWith("1|cached"), JSON.stringify(read));
-  const refused = await handleRequestLine(request("read_file", { path: join(l.cache, "a.txt") }));
+  const refused = await call("read_file", { path: join(l.cache, "a.txt") });
   assert.ok(!refused.ok && refused.error.kind === "denied");
-  const glob = await handleRequestLine(
-    request("glob", { pattern: "*.txt", path: l.cache }, [l.cache]),
-  );
+  const glob = await call("glob", { pattern: "*.txt", path: l.cache }, [l.cache]);
   assert.ok(glob.ok, JSON.stringify(glob));
   assert.equal(
     glob.ok && glob.output,

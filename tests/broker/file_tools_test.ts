@@ -2,11 +2,16 @@
 // formats, realpath containment). tool_child_pool_test.ts runs them as real sandboxed children.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { glob } from "../../tools/_glob.ts";
-import { ToolFailure } from "../../tools/_protocol.ts";
-import { readFile } from "../../tools/_read_file.ts";
-import { writeFile } from "../../tools/_write_file.ts";
-import { handleRequestLine } from "../../tools/files.ts";
+import { glob as globHandler } from "../../tools/_glob.ts";
+import { ToolFailure } from "../../tools/_catalogue/tool_failure.ts";
+import { readFile as readFileHandler } from "../../tools/_read_file.ts";
+import { writeFile as writeFileHandler } from "../../tools/_write_file.ts";
+import { fileToolServer } from "../../tools/files.ts";
+import { viaCatalogue } from "./_workspace.ts";
+
+const glob = viaCatalogue("glob", globHandler);
+const readFile = viaCatalogue("read_file", readFileHandler);
+const writeFile = viaCatalogue("write_file", writeFileHandler);
 
 async function withWorkspace(fn: (ws: string, outside: string) => Promise<void>): Promise<void> {
   const ws = await Deno.realPath(await Deno.makeTempDir());
@@ -216,27 +221,43 @@ Deno.test("glob() lists at most 1000 matches and says how many there were", asyn
   });
 });
 
-Deno.test("handleRequestLine() answers every bad request as data", async () => {
+Deno.test("the file-tool child's server answers every bad message as data", async () => {
   await withWorkspace(async (ws) => {
-    const garbage = await handleRequestLine("not json");
-    assert.equal(garbage.id, -1);
-    assert.equal(!garbage.ok && garbage.error.kind, "invalid_arguments");
-    const noTool = await handleRequestLine(JSON.stringify({ id: 3, args: {}, workspace: ws }));
-    assert.equal(noTool.id, 3);
-    assert.equal(!noTool.ok && noTool.error.kind, "invalid_arguments");
-    const badArgs = await handleRequestLine(
-      JSON.stringify({ id: 4, tool: "read_file", args: { path: "a", limit: 5000 }, workspace: ws }),
+    const server = fileToolServer();
+    const garbage = await server.answer("not json");
+    assert.equal(garbage?.type, "rejected");
+    assert.match(garbage?.type === "rejected" ? garbage.message : "", /not JSON/);
+    const noTool = await server.answer(
+      JSON.stringify({ type: "call", id: 3, args: {}, workspace: ws }),
     );
-    assert.equal(!badArgs.ok && badArgs.error.kind, "invalid_arguments");
-    assert.match(!badArgs.ok ? badArgs.error.message : "", /limit/);
-    const ok = await handleRequestLine(
+    assert.ok(noTool?.type === "result" && noTool.id === 3, JSON.stringify(noTool));
+    assert.equal(!noTool.ok && noTool.error.kind, "invalid_arguments");
+    const badArgs = await server.answer(
       JSON.stringify({
+        type: "call",
+        id: 4,
+        tool: "read_file",
+        args: { path: "a", limit: 5000 },
+        workspace: ws,
+      }),
+    );
+    assert.ok(badArgs?.type === "result" && !badArgs.ok, JSON.stringify(badArgs));
+    assert.equal(badArgs.error.kind, "invalid_arguments");
+    assert.match(badArgs.error.message, /limit/);
+    const ok = await server.answer(
+      JSON.stringify({
+        type: "call",
         id: 5,
         tool: "write_file",
         args: { path: "n.txt", content: "" },
         workspace: ws,
       }),
     );
-    assert.deepEqual(ok, { id: 5, ok: true, output: "Created n.txt: 0 bytes, 0 lines" });
+    assert.deepEqual(ok, {
+      type: "result",
+      id: 5,
+      ok: true,
+      output: "Created n.txt: 0 bytes, 0 lines",
+    });
   });
 });

@@ -2,8 +2,10 @@
 // (an inherited function, which JSON.stringify turns into undefined) and with a bare RangeError
 // printing a result nested 100,000 levels deep. Both are now tool failures or data.
 import assert from "node:assert/strict";
-import { jsonQuery } from "../../tools/_json_query.ts";
-import { failsWith } from "./_workspace.ts";
+import { jsonQuery as jsonQueryHandler } from "../../tools/_json_query.ts";
+import { failsWith, viaCatalogueSync } from "./_workspace.ts";
+
+const jsonQuery = viaCatalogueSync("json_query", jsonQueryHandler);
 
 Deno.test("jsonQuery() prints a query that reaches an inherited function as null", () => {
   assert.equal(jsonQuery("/", { json: "{}", query: "constructor" }), "null");

@@ -2,8 +2,10 @@
 // long-lived compute child shares across calls, so one call (say, following a hostile web page)
 // silently changed every later result: numbers became BigNumbers, tolerances loosened.
 import assert from "node:assert/strict";
-import { mathEval } from "../../tools/_math_eval.ts";
-import { failsWith } from "./_workspace.ts";
+import { mathEval as mathEvalHandler } from "../../tools/_math_eval.ts";
+import { failsWith, viaCatalogue } from "./_workspace.ts";
+
+const mathEval = viaCatalogue("math_eval", mathEvalHandler);
 
 Deno.test("mathEval() refuses config(), so no call changes how later calls compute", async () => {
   await assert.rejects(

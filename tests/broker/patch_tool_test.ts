@@ -3,8 +3,10 @@
 // file_tool_child_test.ts runs it in a real sandboxed child.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { patch } from "../../tools/_patch.ts";
-import { failsWith, withWorkspace } from "./_workspace.ts";
+import { patch as patchHandler } from "../../tools/_patch.ts";
+import { failsWith, viaCatalogue, withWorkspace } from "./_workspace.ts";
+
+const patch = viaCatalogue("patch", patchHandler);
 
 const SOURCE = "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 1;\n}\n";
 

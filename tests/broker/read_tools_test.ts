@@ -3,12 +3,18 @@
 // file_tool_child_test.ts runs them in a real sandboxed child.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fileInfo } from "../../tools/_file_info.ts";
-import { headTail } from "../../tools/_head_tail.ts";
-import { readFile } from "../../tools/_read_file.ts";
-import { searchFiles } from "../../tools/_search_files.ts";
-import { tree } from "../../tools/_tree.ts";
-import { failsWith, withWorkspace } from "./_workspace.ts";
+import { fileInfo as fileInfoHandler } from "../../tools/_file_info.ts";
+import { headTail as headTailHandler } from "../../tools/_head_tail.ts";
+import { readFile as readFileHandler } from "../../tools/_read_file.ts";
+import { searchFiles as searchFilesHandler } from "../../tools/_search_files.ts";
+import { tree as treeHandler } from "../../tools/_tree.ts";
+import { failsWith, viaCatalogue, withWorkspace } from "./_workspace.ts";
+
+const fileInfo = viaCatalogue("file_info", fileInfoHandler);
+const headTail = viaCatalogue("head_tail", headTailHandler);
+const readFile = viaCatalogue("read_file", readFileHandler);
+const searchFiles = viaCatalogue("search_files", searchFilesHandler);
+const tree = viaCatalogue("tree", treeHandler);
 
 async function plant(ws: string, files: Record<string, string | Uint8Array>): Promise<void> {
   for (const [path, content] of Object.entries(files)) {

@@ -220,19 +220,82 @@ sandboxTest("ToolChildPool.call() kills a child that breaks the protocol", async
 });
 
 sandboxTest(
-  "ToolChildPool.call() times out a silent child and stops waiting on abort",
+  "ToolChildPool.call() cancels a call that times out or is aborted, in its child",
   async () => {
     await using f = await makeSandboxFixture();
-    const pool = new ToolChildPool({ ...(await scriptedTools(f)), callTimeoutMs: 300 });
+    const pool = new ToolChildPool({
+      ...(await scriptedTools(f)),
+      callTimeoutMs: 300,
+      cancelGraceMs: 300,
+    });
     const options = { set: scope(f.workspace, false), workspace: f.workspace };
+    const hanging = async () => {
+      const result = await pool.call("hanging", {}, options);
+      return result.ok ? result.output : JSON.stringify(result);
+    };
     try {
       const timedOut = await pool.call("hang", {}, options);
       assert.equal(!timedOut.ok && timedOut.error.kind, "timeout");
+      assert.match(
+        !timedOut.ok ? timedOut.error.message : "",
+        /did not answer within 300 ms/,
+      );
+      const pid = pool.pidOf(options.set, f.workspace);
+      // The child got the cancel and stopped the call: its acknowledgement came first.
+      assert.equal(await hanging(), "0");
       const controller = new AbortController();
       const pending = pool.call("hang", {}, { ...options, signal: controller.signal });
+      assert.equal(await hanging(), "1");
       controller.abort();
       const aborted = await pending;
       assert.equal(!aborted.ok && aborted.error.kind, "interrupted");
+      assert.equal(await hanging(), "0");
+      assert.equal(
+        pool.pidOf(options.set, f.workspace),
+        pid,
+        "a child that stops is kept",
+      );
+    } finally {
+      await pool.close();
+    }
+  },
+);
+
+sandboxTest(
+  "ToolChildPool.call() kills a child that does not stop a cancelled call",
+  async () => {
+    await using f = await makeSandboxFixture();
+    const pool = new ToolChildPool({
+      ...(await scriptedTools(f)),
+      cancelGraceMs: 200,
+    });
+    const options = { set: scope(f.workspace, false), workspace: f.workspace };
+    try {
+      assert.ok((await pool.call("echo", {}, options)).ok);
+      const pid = pool.pidOf(options.set, f.workspace);
+      const controller = new AbortController();
+      const pending = pool.call("stuck", {}, {
+        ...options,
+        signal: controller.signal,
+      });
+      controller.abort();
+      const aborted = await pending;
+      assert.equal(!aborted.ok && aborted.error.kind, "interrupted");
+      const deadline = Date.now() + 15_000;
+      while (
+        pool.pidOf(options.set, f.workspace) === pid && Date.now() < deadline
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.notEqual(
+        pool.pidOf(options.set, f.workspace),
+        pid,
+        "the stuck child was killed",
+      );
+      assert.deepEqual(await pool.call("echo", { c: 3 }, options), {
+        ok: true,
+        output: '{"c":3}',
+      });
     } finally {
       await pool.close();
     }

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { EgressProxy } from "../../src/broker/egress_proxy.ts";
-import { ToolFailure } from "../../tools/_protocol.ts";
+import { EgressRefusal, ToolFailure } from "../../tools/_catalogue/tool_failure.ts";
 import { EgressClient, MAX_REDIRECTS } from "../../tools/_web_fetch.ts";
 
 interface Seen {
@@ -125,13 +125,15 @@ Deno.test("EgressClient caps the body it reads and says so", async () => {
 Deno.test("EgressClient refuses what the proxy refuses, with its reason", async () => {
   await using s = await setup();
   await assert.rejects(s.send("http://127.0.0.1:8080/"), (error: unknown) => {
-    assert.ok(error instanceof ToolFailure && error.kind === "denied");
+    assert.ok(error instanceof EgressRefusal && error.kind === "denied");
     assert.match(error.message, /^odek egress refused 127\.0\.0\.1:8080: loopback address\./);
+    assert.deepEqual([error.host, error.port], ["127.0.0.1", 8080]);
     return true;
   });
   await assert.rejects(s.send("https://10.0.0.1/"), (error: unknown) => {
-    assert.ok(error instanceof ToolFailure && error.kind === "denied");
+    assert.ok(error instanceof EgressRefusal && error.kind === "denied");
     assert.match(error.message, /refused or could not reach 10\.0\.0\.1:443/);
+    assert.deepEqual([error.host, error.port], ["10.0.0.1", 443]);
     return true;
   });
   assert.deepEqual(s.seen, []);

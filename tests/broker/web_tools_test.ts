@@ -181,13 +181,23 @@ sandboxTest(
         refused.every((d) => /loopback|link-local/.test(d.reason ?? "")),
         JSON.stringify(refused),
       );
-      // HTTPS: the reason comes from the proxy's decision, added by the broker.
-      const https = await s.run("http_request", { url: `https://[::ffff:7f00:1]:${port}/` });
+      // HTTPS: the child sees only a failed tunnel; it reports the destination as fields, and
+      // the broker adds the proxy's decision on that host and port.
+      const url = `https://[::ffff:7f00:1]:${port}/`;
+      const https = await s.run("http_request", { url });
+      assert.ok(!https.ok, JSON.stringify(https));
+      const reason = "IPv4-mapped form of a loopback address (127.0.0.1)";
+      assert.deepEqual(https.error.egress, {
+        url,
+        host: "::ffff:7f00:1",
+        port,
+        decision: { allowed: false, reason },
+      });
       assert.ok(
-        !https.ok && https.error.message.includes(
-          `The proxy said: [::ffff:7f00:1]:${port}: IPv4-mapped form of a loopback address`,
+        https.error.message.startsWith(
+          `The egress proxy refused [::ffff:7f00:1]:${port}: ${reason}.`,
         ),
-        JSON.stringify(https),
+        https.error.message,
       );
     } finally {
       loopback.close();

@@ -24,6 +24,7 @@ import { createClassifier } from "../../src/danger/create_classifier.ts";
 import type { Verdict } from "../../src/danger/verdict.ts";
 import { gateToolCalls } from "../../src/loop/gate_tool_calls.ts";
 import type { RunContext } from "../../src/loop/run_context.ts";
+import { ToolSet } from "../../src/loop/tool_set.ts";
 import { sandboxTest } from "../_helpers/sandbox.ts";
 import { findPidsCgroup } from "../../src/broker/find_pids_cgroup.ts";
 import { type Attempt, ATTEMPTS } from "./_attempts.ts";
@@ -176,6 +177,6 @@ async function gate(f: ContainmentFixture, classifier: Classifier, invocation: T
   const [gated] = await gateToolCalls(run, {
     classify: (call) => classifier.classifyToolCall(call, context),
     approver: APPROVE_ALL_BUT_BLOCKED,
-  }, [{ invocation }]);
+  }, [{ invocation, tool: new ToolSet().get(invocation.name)! }]);
   return gated;
 }

@@ -4,6 +4,7 @@ import { SandboxBroker } from "../../src/broker/sandbox_broker.ts";
 import { createClassifier } from "../../src/danger/create_classifier.ts";
 import { gateToolCalls } from "../../src/loop/gate_tool_calls.ts";
 import type { RunContext } from "../../src/loop/run_context.ts";
+import { ToolSet } from "../../src/loop/tool_set.ts";
 import { sandboxTest } from "../_helpers/sandbox.ts";
 import { APPROVE_ALL_BUT_BLOCKED } from "./_suite.ts";
 import { makeContainmentFixture } from "./_fixture.ts";
@@ -29,7 +30,10 @@ sandboxTest(
     const [gated] = await gateToolCalls(run, {
       classify: (call) => classifier.classifyToolCall(call, context),
       approver: APPROVE_ALL_BUT_BLOCKED,
-    }, [{ invocation: { id: "c1", name: "shell", args: { command: "echo x >> ~/.bashrc" } } }]);
+    }, [{
+      invocation: { id: "c1", name: "shell", args: { command: "echo x >> ~/.bashrc" } },
+      tool: new ToolSet().get("shell")!,
+    }]);
     assert.ok("invocation" in gated, "the ~/.bashrc write was approved");
     const verdict = gated.invocation.verdict!;
     assert.deepEqual(

@@ -111,7 +111,11 @@ Deno.test("classifyToolCall() classifies shell calls by their command", () => {
 });
 
 Deno.test("classifyToolCall() classifies web tools by the URL's host", () => {
-  assert.deepEqual(summary("web_fetch", { url: "https://docs.e.example/a?b=c" }), {
+  assert.deepEqual(summary("http_request", { url: "https://docs.e.example/a?b=c" }), {
+    decision: "ask",
+    parts: ["network docs.e.example"],
+  });
+  assert.deepEqual(summary("browser", { url: "https://docs.e.example/" }), {
     decision: "ask",
     parts: ["network docs.e.example"],
   });
@@ -119,10 +123,23 @@ Deno.test("classifyToolCall() classifies web tools by the URL's host", () => {
     decision: "ask",
     parts: ["network"],
   });
-  assert.deepEqual(summary("web_search", { query: "deno permissions" }), {
-    decision: "ask",
-    parts: ["network"],
-  });
+  // Names of web tools odek does not have are not tools: unknown, like any other name.
+  for (const name of ["web_fetch", "web_search", "fetch_url", "http_batch"]) {
+    assert.deepEqual(summary(name, { url: "https://docs.e.example/", query: "x" }).parts, [
+      "unknown",
+    ], name);
+  }
+});
+
+Deno.test("classifyToolCall() applies a provider's rule to a tool the catalogue lacks", () => {
+  const call = { name: "lookup", args: { url: "https://docs.e.example/" } };
+  const rule = { kind: "url", arg: "url" } as const;
+  assert.deepEqual(
+    classifier.classifyToolCall({ ...call, rule }, CONTEXT).parts.map((p) => p.targets),
+    [["docs.e.example"]],
+  );
+  const fixed = { kind: "fixed", class: "read", detail: "reads a cache" } as const;
+  assert.equal(classifier.classifyToolCall({ ...call, rule: fixed }, CONTEXT).decision, "allow");
 });
 
 Deno.test("classifyToolCall() treats MCP tools as unknown unless their server is trusted", () => {

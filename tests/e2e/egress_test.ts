@@ -43,7 +43,10 @@ sandboxTest(
       const results = Object.fromEntries(
         toolMessages(server.requests[1].body).map((m) => [m.tool_call_id, m.content]),
       );
-      assert.match(results.web, /^error \(denied\): odek egress refused localhost:\d+: loopback/);
+      assert.match(
+        results.web,
+        /^error \(denied\): The egress proxy refused localhost:\d+: loopback/,
+      );
       assert.match(results.sh, /odek egress refused \[::ffff:7f00:1\]:\d+: IPv4-mapped form/);
       assert.match(results.sh, /\[http:\/\/127\.0\.0\.1:\d+\]/);
       assert.equal(connections, 0);

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import type { ChatMessage } from "../../src/_util/chat_message.ts";
-import { BUILTIN_TOOLS } from "../../src/broker/builtin_tools.ts";
+import { ToolSet } from "../../src/loop/tool_set.ts";
 import { OpenAIModel } from "../../src/llm/openai_model.ts";
-import { builtinToolSpecs } from "../../src/loop/builtin_tool_specs.ts";
 import { COMPACTION_INSTRUCTION } from "../../src/loop/compact_context.ts";
 import { DIGEST_PREFIX } from "../../src/loop/context_manager.ts";
 import { runAgent } from "../../src/loop/run_agent.ts";
@@ -84,8 +83,7 @@ Deno.test("a 300-step run whose transcript exceeds a 32k window completes, and e
     broker,
     journal: session,
     messages: head,
-    tools: BUILTIN_TOOLS,
-    toolSpecs: builtinToolSpecs(),
+    tools: new ToolSet(),
     maxIterations: STEPS + 10,
     runId: "0".repeat(32),
     onEvent: (event) => events.push(event),

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import type { ChatMessage } from "../../src/_util/chat_message.ts";
 import { OdekError } from "../../src/_util/odek_error.ts";
-import { BUILTIN_TOOLS } from "../../src/broker/builtin_tools.ts";
+import { ToolSet } from "../../src/loop/tool_set.ts";
 import type { Model, ModelRequest } from "../../src/llm/model.ts";
-import { builtinToolSpecs } from "../../src/loop/builtin_tool_specs.ts";
 import { COMPACTION_INSTRUCTION } from "../../src/loop/compact_context.ts";
 import { type ContextOptions, DIGEST_PREFIX } from "../../src/loop/context_manager.ts";
 import { runAgent } from "../../src/loop/run_agent.ts";
@@ -49,8 +48,7 @@ async function longRun(
       recordCompaction: (c) => Promise.resolve(void compactions.push(c)),
     },
     messages,
-    tools: BUILTIN_TOOLS,
-    toolSpecs: builtinToolSpecs(),
+    tools: new ToolSet(),
     maxIterations: steps + 20,
     runId: "0".repeat(32),
     onEvent: (e) => events.push(e),
@@ -186,8 +184,7 @@ Deno.test("messages the isProtected predicate marks are never dropped", async ()
     broker: new FakeBroker(() => ({ ok: true, output: "p".repeat(3000) })),
     journal: { append: () => Promise.resolve() },
     messages,
-    tools: BUILTIN_TOOLS,
-    toolSpecs: builtinToolSpecs(),
+    tools: new ToolSet(),
     runId: "0".repeat(32),
     context: {
       window: 8192,
@@ -238,8 +235,7 @@ Deno.test("a context-length refusal gets a survival trim (head + newest group) a
     broker: new FakeBroker(() => ({ ok: true, output: "q".repeat(3000) })),
     journal: { append: () => Promise.resolve() },
     messages: HEAD,
-    tools: BUILTIN_TOOLS,
-    toolSpecs: builtinToolSpecs(),
+    tools: new ToolSet(),
     runId: "0".repeat(32),
     onEvent: (e) => events.push(e),
     context: { window: 1_000_000, compaction: false },
@@ -266,8 +262,7 @@ Deno.test("a second context-length refusal fails the run after exactly one retry
     broker: new FakeBroker(() => ({ ok: true, output: "" })),
     journal: { append: () => Promise.resolve() },
     messages: HEAD,
-    tools: BUILTIN_TOOLS,
-    toolSpecs: builtinToolSpecs(),
+    tools: new ToolSet(),
     runId: "0".repeat(32),
   });
   assert.equal(outcome.type, "failed");
@@ -295,8 +290,7 @@ Deno.test("calibration: a provider that counts 3× the estimate makes trimming s
       broker: new FakeBroker(() => ({ ok: true, output: "c".repeat(2000) })),
       journal: { append: () => Promise.resolve() },
       messages: HEAD,
-      tools: BUILTIN_TOOLS,
-      toolSpecs: builtinToolSpecs(),
+      tools: new ToolSet(),
       runId: "0".repeat(32),
       onEvent: (e) => events.push(e),
       context: { window: 32_768, compaction: false },
@@ -323,8 +317,7 @@ Deno.test("survival cuts the newest group's results when even they do not fit", 
     broker: new FakeBroker(() => ({ ok: true, output: "h".repeat(400_000) })),
     journal: { append: () => Promise.resolve() },
     messages: HEAD,
-    tools: BUILTIN_TOOLS,
-    toolSpecs: builtinToolSpecs(),
+    tools: new ToolSet(),
     runId: "0".repeat(32),
     onEvent: (e) => events.push(e),
     context: { window: 32_768, compaction: false },

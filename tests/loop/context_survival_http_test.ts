@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import type { ChatMessage } from "../../src/_util/chat_message.ts";
-import { BUILTIN_TOOLS } from "../../src/broker/builtin_tools.ts";
+import { ToolSet } from "../../src/loop/tool_set.ts";
 import { OpenAIModel } from "../../src/llm/openai_model.ts";
-import { builtinToolSpecs } from "../../src/loop/builtin_tool_specs.ts";
 import { runAgent } from "../../src/loop/run_agent.ts";
 import type { RunEvent } from "../../src/loop/run_event.ts";
 import { FakeBroker } from "../../src/testing/fake_broker.ts";
@@ -31,8 +30,7 @@ Deno.test("the provider's context_length_exceeded 400 over HTTP triggers a survi
     broker: new FakeBroker(() => ({ ok: true, output: "r".repeat(3000) })),
     journal: { append: () => Promise.resolve() },
     messages: head,
-    tools: BUILTIN_TOOLS,
-    toolSpecs: builtinToolSpecs(),
+    tools: new ToolSet(),
     runId: "0".repeat(32),
     onEvent: (e) => events.push(e),
     // odek believes the window is huge: only the provider's refusal can make it trim.

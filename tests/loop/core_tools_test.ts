@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import type { ChatMessage } from "../../src/_util/chat_message.ts";
 import type { Clarifier } from "../../src/approval/clarifier.ts";
-import { BUILTIN_TOOLS } from "../../src/broker/builtin_tools.ts";
+import { ToolSet } from "../../src/loop/tool_set.ts";
 import type { ToolResult } from "../../src/broker/tool_broker.ts";
-import { builtinToolSpecs } from "../../src/loop/builtin_tool_specs.ts";
 import { restorePlan } from "../../src/loop/restore_plan.ts";
 import { runAgent } from "../../src/loop/run_agent.ts";
 import type { RunEvent } from "../../src/loop/run_event.ts";
@@ -29,8 +28,7 @@ async function run(
     broker,
     journal: { append: (m) => Promise.resolve(void journal.push(structuredClone(m))) },
     messages: extra.messages ?? START,
-    tools: BUILTIN_TOOLS,
-    toolSpecs: builtinToolSpecs(),
+    tools: new ToolSet(),
     runId: "0".repeat(32),
     onEvent: (e) => events.push(e),
     ...(extra.clarifier ? { clarifier: extra.clarifier } : {}),

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import type { ChatMessage } from "../../src/_util/chat_message.ts";
 import { createRedactor } from "../../src/_util/create_redactor.ts";
-import { BUILTIN_TOOLS } from "../../src/broker/builtin_tools.ts";
-import { builtinToolSpecs } from "../../src/loop/builtin_tool_specs.ts";
+import { ToolSet } from "../../src/loop/tool_set.ts";
 import { runAgent } from "../../src/loop/run_agent.ts";
 import type { RunEvent } from "../../src/loop/run_event.ts";
 import { StallDetector } from "../../src/loop/stall_detector.ts";
@@ -23,8 +22,7 @@ async function run(turns: ScriptedTurn[], secrets: string[] = []) {
     broker,
     journal: { append: (m) => Promise.resolve(void journal.push(m)) },
     messages: [{ role: "system", content: "sys" }, { role: "user", content: "task" }],
-    tools: BUILTIN_TOOLS,
-    toolSpecs: builtinToolSpecs(),
+    tools: new ToolSet(),
     runId: "0".repeat(32),
     onEvent: (e) => events.push(e),
     redact: createRedactor(secrets),

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import type { ChatMessage } from "../../src/_util/chat_message.ts";
 import { redactKnownValues } from "../../src/_util/redact_known_values.ts";
-import { BUILTIN_TOOLS } from "../../src/broker/builtin_tools.ts";
+import { ToolSet } from "../../src/loop/tool_set.ts";
 import type { Model, ModelDelta, ModelRequest, ModelResponse } from "../../src/llm/model.ts";
-import { builtinToolSpecs } from "../../src/loop/builtin_tool_specs.ts";
 import type { RunEvent } from "../../src/loop/run_event.ts";
 import { runAgent } from "../../src/loop/run_agent.ts";
 import { FakeBroker } from "../../src/testing/fake_broker.ts";
@@ -37,8 +36,7 @@ Deno.test("callModelStep() emits model_retry after releasing the failed attempt'
     broker: new FakeBroker(() => ({ ok: true, output: "unused" })),
     journal: { append: (m) => Promise.resolve(void journal.push(structuredClone(m))) },
     messages: [{ role: "user", content: "task" }],
-    tools: BUILTIN_TOOLS,
-    toolSpecs: builtinToolSpecs(),
+    tools: new ToolSet(),
     runId: "0".repeat(32),
     // "sk-abc" could start this secret, so the redactor holds it back until the retry.
     redact: redactKnownValues(["sk-abcdefgh0123456789"]),

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import type { ChatMessage } from "../../src/_util/chat_message.ts";
-import { BUILTIN_TOOLS } from "../../src/broker/builtin_tools.ts";
+import { ToolSet } from "../../src/loop/tool_set.ts";
 import type { ToolResult } from "../../src/broker/tool_broker.ts";
-import { builtinToolSpecs } from "../../src/loop/builtin_tool_specs.ts";
 import { PARTIAL_SUMMARY_MARKER } from "../../src/loop/partial_summary.ts";
 import { runAgent, type RunAgentOptions } from "../../src/loop/run_agent.ts";
 import type { RunEvent } from "../../src/loop/run_event.ts";
@@ -29,8 +28,7 @@ function harness(
     broker,
     journal: { append: (m) => Promise.resolve(void journal.push(structuredClone(m))) },
     messages: START,
-    tools: BUILTIN_TOOLS,
-    toolSpecs: builtinToolSpecs(),
+    tools: new ToolSet(),
     runId: "0".repeat(32),
     onEvent: (e) => events.push(e),
     ...extra,

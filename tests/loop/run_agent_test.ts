@@ -2,8 +2,7 @@ import assert from "node:assert/strict";
 import type { ChatMessage } from "../../src/_util/chat_message.ts";
 import { createRedactor } from "../../src/_util/create_redactor.ts";
 import { OdekError } from "../../src/_util/odek_error.ts";
-import { BUILTIN_TOOLS } from "../../src/broker/builtin_tools.ts";
-import { builtinToolSpecs } from "../../src/loop/builtin_tool_specs.ts";
+import { ToolSet } from "../../src/loop/tool_set.ts";
 import type { ToolResult } from "../../src/broker/tool_broker.ts";
 import { runAgent, type RunAgentOptions } from "../../src/loop/run_agent.ts";
 import type { RunEvent } from "../../src/loop/run_event.ts";
@@ -31,8 +30,7 @@ function harness(
     broker,
     journal: { append: (m) => Promise.resolve(void journal.push(structuredClone(m))) },
     messages: START,
-    tools: BUILTIN_TOOLS,
-    toolSpecs: builtinToolSpecs(),
+    tools: new ToolSet(),
     runId: "0".repeat(32),
     onEvent: (e) => events.push(e),
     ...extra,

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import type { ChatMessage } from "../../src/_util/chat_message.ts";
-import { BUILTIN_TOOLS } from "../../src/broker/builtin_tools.ts";
-import { builtinToolSpecs } from "../../src/loop/builtin_tool_specs.ts";
+import { ToolSet } from "../../src/loop/tool_set.ts";
 import { journalStepRunner } from "../../src/loop/journal_step_runner.ts";
 import { runAgent } from "../../src/loop/run_agent.ts";
 import type { Step, StepInfo, StepRunner } from "../../src/loop/step_runner.ts";
@@ -56,8 +55,7 @@ function options(runner: StepRunner, journal: ChatMessage[], model: ScriptedMode
     journal: { append },
     stepRunner: runner,
     messages: START,
-    tools: BUILTIN_TOOLS,
-    toolSpecs: builtinToolSpecs(),
+    tools: new ToolSet(),
     runId: "0".repeat(32),
   };
 }

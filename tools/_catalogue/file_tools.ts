@@ -1,12 +1,13 @@
 /**
- * The specs of the file tools (category `files`, served by `tools/files.ts`): what the model is
- * told and the zod schemas checked in the core before the child sees a call. The child checks the
- * same limits again (`tools/_*.ts`).
+ * The catalogue entries of the file tools (category `files`, served by `tools/files.ts` in one
+ * long-lived child per scope). Limits follow odek-go §4.1: `read_file` 500 lines by default and
+ * at most 2000, 1 MiB of content; `write_file` content at most 1 MiB; `glob` at most 1000
+ * matches.
  *
  * @module
  */
 import { z } from "zod";
-import type { BuiltinTool } from "./builtin_tools.ts";
+import { toolEntry } from "./tool_entry.ts";
 
 /** Largest content `read_file` returns and `write_file` accepts, in bytes (1 MiB). */
 export const MAX_FILE_CONTENT_BYTES = 1024 * 1024;
@@ -19,34 +20,48 @@ const SKIPS =
   ".gitignore'd paths and .git, node_modules, vendor, .venv, __pycache__, dist, build, target, .next";
 
 /** The file tools, in the order the model sees them. */
-export const FILE_TOOL_SPECS: readonly BuiltinTool[] = [
-  {
+export const FILE_TOOLS = [
+  toolEntry({
     name: "read_file",
     category: "files",
+    handler: { module: "_read_file.ts", export: "readFile" },
+    rule: { kind: "path", arg: "path", access: "read" },
+    classWithoutGate: "read",
     description:
       "Read a text file from the workspace. Returns numbered lines `N|text` and the total line count. Refuses binary files (NUL bytes or invalid UTF-8 in the first 8 KiB) and directories.",
-    schema: z.strictObject({
+    args: z.strictObject({
       path,
       offset: z.int().min(1).default(1).describe("First line to return, 1-based"),
       limit: z.int().min(1).max(2000).default(500).describe("Most lines to return (max 2000)"),
     }),
-  },
-  {
+  }),
+  toolEntry({
     name: "write_file",
     category: "files",
+    handler: { module: "_write_file.ts", export: "writeFile" },
+    rule: { kind: "path", arg: "path", access: "write" },
+    classWithoutGate: "local_write",
     description:
       "Write a whole file in the workspace atomically, creating parent directories. Existing files are replaced. For small edits to an existing file prefer patch.",
-    schema: z.strictObject({
+    args: z.strictObject({
       path,
-      content: z.string().refine(fitsInMiB, { message: "content is larger than 1 MiB" }),
+      content: z.string().refine(fitsInMiB, {
+        error: (issue) =>
+          `content is ${
+            new TextEncoder().encode(String(issue.input)).length
+          } bytes, more than the 1 MiB write_file accepts: write the file in parts`,
+      }),
     }),
-  },
-  {
+  }),
+  toolEntry({
     name: "patch",
     category: "files",
+    handler: { module: "_patch.ts", export: "patch" },
+    rule: { kind: "path", arg: "path", access: "write" },
+    classWithoutGate: "local_write",
     description:
       "Edit an existing text file atomically. Either give old_string and new_string: old_string must occur exactly once in the file (copy it exactly, with indentation; include surrounding lines to make it unique). Or give diff: a unified diff of this one file (`@@ -a,b +c,d @@` hunks with ` `, `-`, `+` lines); each hunk's context and removed lines must match exactly one place. Ambiguous or stale edits are refused with the reason. Returns the diff of the change.",
-    schema: z.strictObject({
+    args: z.strictObject({
       path,
       old_string: z.string().min(1).refine(fitsInMiB, {
         message: "old_string is larger than 1 MiB",
@@ -63,13 +78,16 @@ export const FILE_TOOL_SPECS: readonly BuiltinTool[] = [
           : a.old_string !== undefined && a.new_string !== undefined,
       { message: "give either old_string and new_string, or diff, not both" },
     ),
-  },
-  {
+  }),
+  toolEntry({
     name: "search_files",
     category: "files",
+    handler: { module: "_search_files.ts", export: "searchFiles" },
+    rule: { kind: "path", arg: "path", access: "read", default: "." },
+    classWithoutGate: "read",
     description:
       `Search the contents of workspace text files for a JavaScript regular expression. Returns \`path:line:text\` lines sorted by path (at most max_results, 256 KiB). Skips ${SKIPS}, binary files and files over 10 MiB.`,
-    schema: z.strictObject({
+    args: z.strictObject({
       pattern: z.string().min(1).max(1000).describe("JavaScript regular expression"),
       path: path.default(".").describe("Directory (or one file) to search"),
       include: z.string().min(1).max(1000).optional().describe(
@@ -78,44 +96,56 @@ export const FILE_TOOL_SPECS: readonly BuiltinTool[] = [
       ignore_case: z.boolean().default(false),
       max_results: z.int().min(1).max(500).default(100).describe("Most matching lines (max 500)"),
     }),
-  },
-  {
+  }),
+  toolEntry({
     name: "glob",
     category: "files",
+    handler: { module: "_glob.ts", export: "glob" },
+    rule: { kind: "glob", pattern: "pattern", base: "path" },
+    classWithoutGate: "read",
     description:
       "List workspace files matching a glob pattern such as `src/**/*.ts`, sorted. Skips .git and node_modules. At most 1000 matches.",
-    schema: z.strictObject({
+    args: z.strictObject({
       pattern: z.string().min(1).max(1024),
       path: path.default(".").describe("Directory to search from"),
     }),
-  },
-  {
+  }),
+  toolEntry({
     name: "file_info",
     category: "files",
+    handler: { module: "_file_info.ts", export: "fileInfo" },
+    rule: { kind: "path", arg: "path", access: "read" },
+    classWithoutGate: "read",
     description:
       "Describe one workspace path without reading it whole: type, size, mode, modification time, line count of a text file, entry count of a directory, target of a symlink (never followed).",
-    schema: z.strictObject({ path }),
-  },
-  {
+    args: z.strictObject({ path }),
+  }),
+  toolEntry({
     name: "tree",
     category: "files",
+    handler: { module: "_tree.ts", export: "tree" },
+    rule: { kind: "path", arg: "path", access: "read", default: "." },
+    classWithoutGate: "read",
     description:
       `Outline a workspace directory: one indented line per entry with file sizes, down to depth levels (default 3, max 10), at most max_entries (default 500, max 1000). Skips ${SKIPS}.`,
-    schema: z.strictObject({
+    args: z.strictObject({
       path: path.default("."),
       depth: z.int().min(1).max(10).default(3),
       max_entries: z.int().min(1).max(1000).default(500),
     }),
-  },
-  {
+  }),
+  toolEntry({
     name: "head_tail",
     category: "files",
+    handler: { module: "_head_tail.ts", export: "headTail" },
+    rule: { kind: "path", arg: "path", access: "read" },
+    classWithoutGate: "read",
     description:
       "The first (from=head) or last (from=tail) lines of a workspace text file, numbered `N|text` like read_file (default 20 lines, max 2000).",
-    schema: z.strictObject({
+    args: z.strictObject({
       path,
       from: z.enum(["head", "tail"]).default("head"),
       lines: z.int().min(1).max(2000).default(20),
     }),
-  },
-];
+  }),
+] as const;

@@ -1,11 +1,11 @@
 /**
- * Specs of the tools that run in the core itself: `plan` and `clarify` (see
- * `src/loop/run_core_tool.ts`).
+ * The catalogue entries of the tools that run in the core itself: `plan` and `clarify` (see
+ * `src/loop/run_core_tool.ts`). They touch nothing outside the run, so each is one `read` part.
  *
  * @module
  */
 import { z } from "zod";
-import type { BuiltinTool } from "./builtin_tools.ts";
+import { toolEntry } from "./tool_entry.ts";
 
 const stepId = z.string().regex(/^[^\s\[\]]{1,32}$/, "1-32 characters, no whitespace or brackets");
 
@@ -37,21 +37,25 @@ const PLAN_ARGS = z.strictObject({
 });
 
 /** `plan` and `clarify`, in the order the model sees them. */
-export const CORE_TOOL_SPECS: readonly BuiltinTool[] = [
-  {
+export const CORE_TOOLS = [
+  toolEntry({
     name: "plan",
     category: "core",
+    rule: { kind: "fixed", class: "read", detail: "updates the run's plan" },
+    classWithoutGate: "read",
     description:
       'Keep a plan for this run. action "create" replaces the plan with steps (1-12; each may name a check: a tool whose successful call proves the step done, e.g. {"tool":"shell","args_include":"deno test"}); "update" changes statuses (pending, in_progress, done, blocked) and notes atomically; "get" shows it. A step with a check can be set done only after a successful call of that tool completed after the plan was created. The plan stays visible at the top of the conversation.',
-    schema: PLAN_ARGS,
-  },
-  {
+    args: PLAN_ARGS,
+  }),
+  toolEntry({
     name: "clarify",
     category: "core",
+    rule: { kind: "fixed", class: "read", detail: "asks the operator" },
+    classWithoutGate: "read",
     description:
       "Ask the operator one question and wait for the answer. Use only when you cannot proceed safely without it; when nobody can answer (a non-interactive run) the call is denied and you should continue on your best judgement and say what you assumed.",
-    schema: z.strictObject({
+    args: z.strictObject({
       question: z.string().min(1).max(2000).describe("The question, self-contained"),
     }),
-  },
-];
+  }),
+] as const;

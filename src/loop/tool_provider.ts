@@ -1,0 +1,66 @@
+/**
+ * The seam for tools that are not built in: MCP servers' tools, `delegate_tasks`, a library
+ * user's tools. The composition root builds the providers and passes them in a
+ * {@linkcode ToolSet}; the loop looks their tools up beside the catalogue's, validates each call
+ * once against the tool's schema, has it classified by the provider's rule and runs it through
+ * the provider.
+ *
+ * @module
+ */
+import type { ArgsSchema, ClassificationRule, RiskClass } from "../../tools/_catalogue/mod.ts";
+import type { ToolInvocation, ToolResult } from "../broker/tool_broker.ts";
+
+/** One tool a provider offers: what the model is told, and the schema its calls must fit. */
+export interface ProvidedTool {
+  /** The name the model calls, unique in the run (`^[A-Za-z0-9_-]{1,64}$`), e.g. `github__create_issue`. */
+  readonly name: string;
+  /** What the model is told about the tool. */
+  readonly description: string;
+  /** The arguments' schema: a zod 4 schema, or any Standard-Schema-shaped validator with JSON Schema. */
+  readonly args: ArgsSchema;
+  /**
+   * The class a call has when the run has no gate; only `read`, `local_write` and
+   * `code_execution` run then. @default "unknown" (refused without a gate)
+   */
+  readonly classWithoutGate?: RiskClass;
+}
+
+/** A validated call as a provider classifies it. */
+export interface ProvidedCall {
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+}
+
+/**
+ * A source of tools besides the catalogue. Implementations must be safe to call concurrently.
+ *
+ * @example A provider with one tool that needs no child
+ * ```ts
+ * import { z } from "zod";
+ * import type { ToolProvider } from "./tool_provider.ts";
+ * const clock: ToolProvider = {
+ *   name: "clock",
+ *   list: () => [{ name: "now", description: "The time.", args: z.strictObject({}), classWithoutGate: "read" }],
+ *   classify: () => ({ kind: "fixed", class: "read", detail: "reads the clock" }),
+ *   run: () => Promise.resolve({ ok: true, output: new Date(0).toISOString() }),
+ * };
+ * if (clock.list()[0].name !== "now") throw new Error("no tool");
+ * ```
+ */
+export interface ToolProvider {
+  /** Names the provider in messages, e.g. `MCP server github`. */
+  readonly name: string;
+  /** The tools it offers; read once when the run's tool set is built. */
+  list(): readonly ProvidedTool[];
+  /**
+   * How a validated call of one of its tools is classified: a rule the classifier interprets
+   * (for an MCP tool typically `{ kind: "fixed", class: "unknown" }`, or `code_execution` for a
+   * trusted server). Pure and synchronous; a throw classifies the call as `unknown`.
+   */
+  classify(call: ProvidedCall): ClassificationRule;
+  /**
+   * Run one validated call that was approved (its `verdict` decides what it may do). Failures,
+   * refusals and timeouts are results, never thrown; `signal` aborts the call.
+   */
+  run(invocation: ToolInvocation, signal: AbortSignal): Promise<ToolResult>;
+}

@@ -1,0 +1,240 @@
+/**
+ * The child's end of the child protocol: serves the catalogue entries of one category, runs calls
+ * concurrently, stops a call when the core cancels it, and answers every call exactly once.
+ *
+ * @module
+ */
+import {
+  type CallMessage,
+  type ChildMessage,
+  CoreMessageSchema,
+  parseMessage,
+  type ResultMessage,
+} from "./child_protocol.ts";
+import type { LineTransport } from "./line_transport.ts";
+import { toChildError } from "./tool_failure.ts";
+import type { ChildToolEntry } from "./tool_entry.ts";
+
+/** What every handler gets besides its arguments. */
+export interface ToolContext {
+  /** The realpathed workspace every target must lie in. */
+  readonly workspace: string;
+  /** Realpathed directories the operator granted besides the workspace (`--add-dir`). */
+  readonly roots: readonly string[];
+  /** Aborts when the core cancels the call (the run was interrupted, or the call timed out). */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A tool's implementation: validated arguments in, the model's text out. Failures are thrown
+ * (`ToolFailure`, or anything: see `toChildError`); a long handler honours `context.signal`.
+ */
+// deno-lint-ignore no-explicit-any
+export type ToolHandler<A = any, C extends ToolContext = any> = (
+  args: A,
+  context: C,
+) => string | Promise<string>;
+
+/** Options for {@linkcode ToolChildServer}. */
+export interface ToolChildServerOptions {
+  /** The child's name in messages, e.g. `file-tool`. */
+  name: string;
+  /** The entries this child serves (its registry). */
+  entries: readonly ChildToolEntry[];
+  /** Added to every handler's context, e.g. the web child's egress client. @default {} */
+  services?: Readonly<Record<string, unknown>>;
+  /**
+   * Loads an entry's handler (a child's own loader: the import must be written in a file beside
+   * the handler modules, see `tools/_load_handler.ts`).
+   */
+  load: (entry: ChildToolEntry) => Promise<ToolHandler>;
+}
+
+/**
+ * Serves one category's catalogue entries over a {@linkcode LineTransport}. Each entry's handler
+ * is imported on its first call (or on `preload`), so a child starts with no tool code loaded.
+ * Arguments are validated against the entry's schema, the same schema the core validated them
+ * with, before the handler sees them.
+ *
+ * @example Serve one call over an in-memory pair
+ * ```ts
+ * import { z } from "zod";
+ * import { ToolChildServer } from "./child_server.ts";
+ * import { inMemoryTransportPair } from "./line_transport.ts";
+ * import { toolEntry } from "./tool_entry.ts";
+ * const echo = toolEntry({
+ *   name: "echo", description: "Echo.", category: "compute",
+ *   args: z.strictObject({ text: z.string() }),
+ *   handler: { module: "unused.ts", export: "echo" },
+ *   rule: { kind: "fixed", class: "read", detail: "echoes" }, classWithoutGate: "read",
+ * });
+ * const server = new ToolChildServer({
+ *   name: "demo", entries: [echo],
+ *   load: () => Promise.resolve((args: { text: string }) => args.text),
+ * });
+ * const [core, child] = inMemoryTransportPair();
+ * const serving = server.serve(child);
+ * await core.send(JSON.stringify({ type: "call", id: 1, tool: "echo", args: { text: "hi" }, workspace: "/" }));
+ * await core.close();
+ * const answers: string[] = [];
+ * for await (const line of core.receive()) answers.push(line);
+ * await serving;
+ * if (JSON.parse(answers[0]).output !== "hi") throw new Error(answers[0]);
+ * ```
+ */
+export class ToolChildServer {
+  readonly #name: string;
+  readonly #entries: ReadonlyMap<string, ChildToolEntry>;
+  readonly #services: Readonly<Record<string, unknown>>;
+  readonly #load: (entry: ChildToolEntry) => Promise<ToolHandler>;
+  readonly #handlers = new Map<string, Promise<ToolHandler>>();
+  /** The calls running now, by id: cancelling one aborts its controller. */
+  readonly #running = new Map<number, AbortController>();
+
+  /** @param options the child's name, its entries, services and handler loader */
+  constructor(options: ToolChildServerOptions) {
+    this.#name = options.name;
+    this.#entries = new Map(
+      options.entries.map((entry) => [entry.name, entry]),
+    );
+    this.#services = options.services ?? {};
+    this.#load = options.load;
+  }
+
+  /**
+   * Answer one received line. Never throws: a bad line, an unknown tool, invalid arguments, a
+   * refusal or a denial all come back as a message. A `cancel` aborts the running call it names
+   * (whose own result follows); `cancel` and `preload` have no answer of their own.
+   *
+   * @param line one message from the core
+   * @returns the answer, or `undefined` for `cancel` and `preload`
+   */
+  async answer(line: string): Promise<ChildMessage | undefined> {
+    const parsed = parseMessage(CoreMessageSchema, line);
+    if (!parsed.ok) {
+      const id = (parsed.json as { id?: unknown } | null)?.id;
+      if (typeof id === "number" && Number.isInteger(id) && id >= 0) {
+        return failure(
+          id,
+          "invalid_arguments",
+          `Malformed request: ${parsed.problem}`,
+        );
+      }
+      return {
+        type: "rejected",
+        message: `Malformed message: ${parsed.problem}`,
+      };
+    }
+    const message = parsed.message;
+    switch (message.type) {
+      case "call":
+        return await this.#call(message);
+      case "cancel":
+        this.#running.get(message.id)?.abort(
+          new DOMException(
+            `The call was cancelled (${message.reason})`,
+            "AbortError",
+          ),
+        );
+        return undefined;
+      case "preload":
+        for (const entry of this.#entries.values()) {
+          void this.#handler(entry).catch(() => {});
+        }
+        return undefined;
+      default: {
+        const unreachable: never = message;
+        throw new TypeError(`Unknown message: ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  /**
+   * Serve the lines of `transport` until it closes, then wait for the calls in flight and close
+   * the sending side.
+   *
+   * @param transport the connection to the core
+   */
+  async serve(transport: LineTransport): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
+    for await (const line of transport.receive()) {
+      const reply = this.answer(line).then(async (answer) => {
+        if (answer !== undefined) await transport.send(JSON.stringify(answer));
+      }).catch(() => {
+        // The core is gone: nobody is left to tell.
+      });
+      const tracked = reply.finally(() => inFlight.delete(tracked));
+      inFlight.add(tracked);
+    }
+    await Promise.all(inFlight);
+    await transport.close();
+  }
+
+  async #call(call: CallMessage): Promise<ResultMessage> {
+    const { id, tool } = call;
+    const entry = this.#entries.get(tool);
+    if (entry === undefined) {
+      const served = [...this.#entries.keys()].join(", ");
+      return {
+        type: "result",
+        id,
+        ok: false,
+        error: {
+          kind: "unknown_tool",
+          tool,
+          message: `The ${this.#name} child has no tool ${tool}: it serves ${served}`,
+        },
+      };
+    }
+    const controller = new AbortController();
+    this.#running.set(id, controller);
+    try {
+      const args = entry.args.parse(call.args);
+      const handler = await this.#handler(entry);
+      controller.signal.throwIfAborted();
+      const context = {
+        ...this.#services,
+        workspace: call.workspace,
+        roots: call.roots ?? [],
+        signal: controller.signal,
+      };
+      return {
+        type: "result",
+        id,
+        ok: true,
+        output: await handler(args, context),
+      };
+    } catch (error) {
+      if (controller.signal.aborted) {
+        return failure(id, "cancelled", `${tool} was cancelled and stopped`);
+      }
+      return {
+        type: "result",
+        id,
+        ok: false,
+        error: toChildError(tool, error),
+      };
+    } finally {
+      this.#running.delete(id);
+    }
+  }
+
+  #handler(entry: ChildToolEntry): Promise<ToolHandler> {
+    let loading = this.#handlers.get(entry.name);
+    if (loading === undefined) {
+      loading = this.#load(entry);
+      this.#handlers.set(entry.name, loading);
+      // A failed load is retried on the next call, and reported by this one.
+      loading.catch(() => this.#handlers.delete(entry.name));
+    }
+    return loading;
+  }
+}
+
+function failure(
+  id: number,
+  kind: "invalid_arguments" | "cancelled",
+  message: string,
+): ResultMessage {
+  return { type: "result", id, ok: false, error: { kind, message } };
+}

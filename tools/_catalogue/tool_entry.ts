@@ -1,0 +1,195 @@
+/**
+ * The shape of one catalogue entry: everything odek knows about a tool, declared once and shared
+ * by the core and the tool children (design §1 "Tools"). This folder imports only zod and its own
+ * files, so a child loads it without loading anything of the core.
+ *
+ * @module
+ */
+import type { z } from "zod";
+
+/** The risk classes of design §3, in the order the docs list them. */
+export const RISK_CLASSES = [
+  "read",
+  "local_write",
+  "code_execution",
+  "network",
+  "system_write",
+  "destructive",
+  "privileged",
+  "unknown",
+  "blocked",
+] as const;
+/** Risk class of one part of a call (design §3). */
+export type RiskClass = (typeof RISK_CLASSES)[number];
+
+/**
+ * Categories whose tools run in a long-lived tool child, the program `tools/<category>.ts`:
+ * `files` (one child per scope), `compute` (one child with no permissions at all), `web` (one
+ * child per scope, network only through the egress proxy).
+ */
+export const CHILD_CATEGORIES = ["files", "compute", "web"] as const;
+/** A category run by a tool child. */
+export type ChildCategory = (typeof CHILD_CATEGORIES)[number];
+/**
+ * Where a tool runs: a tool child ({@linkcode ChildCategory}), `shell` as a program in a fresh
+ * sandbox, `bg` in the broker's background-job manager (shell's sandbox), `core` in the core
+ * itself (`plan`, `clarify`: they touch nothing outside the run).
+ */
+export type ToolCategory = ChildCategory | "shell" | "bg" | "core";
+
+/**
+ * How a call of the tool is classified, as data the classifier (`src/danger/`) interprets, so a
+ * child never loads the classifier:
+ * - `path`: one part on the path in argument `arg` (`read`, or `write`: `local_write` inside the
+ *   workspace, `system_write` outside, `blocked` in a protected root); `default` when absent,
+ *   else the part is `unknown`;
+ * - `glob`: reads the static base of the pattern in `pattern`, under the directory in `base`;
+ * - `command`: the shell command in `arg`, parsed and classified; `alwaysAsk` adds an `unknown`
+ *   part and makes the call ask at every trust level when argument `arg` equals `equals`;
+ * - `url`: one `network` part on the host of the URL in `arg`;
+ * - `fixed`: one part of `class`, no targets (`detail` says why).
+ */
+export type ClassificationRule =
+  | {
+    readonly kind: "path";
+    readonly arg: string;
+    readonly access: "read" | "write";
+    readonly default?: string;
+  }
+  | { readonly kind: "glob"; readonly pattern: string; readonly base: string }
+  | {
+    readonly kind: "command";
+    readonly arg: string;
+    readonly alwaysAsk?: {
+      readonly arg: string;
+      readonly equals: boolean;
+      /** Names the call in the part's subject, e.g. `detached` for `bg_start (detached)`. */
+      readonly label: string;
+      /** The part's detail, e.g. `keeps running after the run ends`. */
+      readonly detail: string;
+      /** Added to the verdict's reason, e.g. `a detached job always asks`. */
+      readonly reason: string;
+    };
+  }
+  | { readonly kind: "url"; readonly arg: string }
+  | {
+    readonly kind: "fixed";
+    readonly class: RiskClass;
+    readonly detail: string;
+  };
+
+/**
+ * Where a tool child finds a tool's handler: `module`, a file directly in `tools/` (such as
+ * `_read_file.ts`), and the name of its export (`default` for a default export). The handler is
+ * imported on the tool's first call (or when the child is told to preload), never by the core.
+ */
+export interface HandlerRef {
+  readonly module: string;
+  readonly export: string;
+}
+
+/** An argument schema as the catalogue declares it: a zod schema of a JSON object. */
+export type ArgsZod = z.ZodType<Record<string, unknown>>;
+
+/** The fields every entry has. */
+interface EntryFields<N extends string, S extends ArgsZod> {
+  /** The tool name the model calls, e.g. `read_file`. */
+  readonly name: N;
+  /** What the model is told about the tool. */
+  readonly description: string;
+  /** The one schema of the tool's arguments: validated in the core, again in the child. */
+  readonly args: S;
+  /** How a call is classified (see {@linkcode ClassificationRule}). */
+  readonly rule: ClassificationRule;
+  /**
+   * The class a call has when the run has no gate (no classifier, no approver): `read`,
+   * `local_write` and `code_execution` run contained (design §3); any other class is refused.
+   */
+  readonly classWithoutGate: RiskClass;
+}
+
+/** A tool run by a tool child: the child serves it with its handler. */
+export interface ChildToolEntry<
+  N extends string = string,
+  S extends ArgsZod = ArgsZod,
+> extends EntryFields<N, S> {
+  readonly category: ChildCategory;
+  readonly handler: HandlerRef;
+}
+
+/** A tool the core runs itself (`core`) or as a program (`shell`, `bg`). */
+export interface HostToolEntry<
+  N extends string = string,
+  S extends ArgsZod = ArgsZod,
+> extends EntryFields<N, S> {
+  readonly category: "shell" | "bg" | "core";
+}
+
+/** One catalogue entry. */
+export type ToolEntry<N extends string = string, S extends ArgsZod = ArgsZod> =
+  | ChildToolEntry<N, S>
+  | HostToolEntry<N, S>;
+
+/**
+ * Declare an entry, keeping its literal name and schema type (so handlers can type their
+ * arguments from it). The entry is frozen.
+ *
+ * @param entry the entry
+ * @returns the same entry
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { toolEntry } from "./tool_entry.ts";
+ * const entry = toolEntry({
+ *   name: "word_count",
+ *   description: "Count the words of a text.",
+ *   args: z.strictObject({ text: z.string() }),
+ *   category: "compute",
+ *   handler: { module: "_word_count.ts", export: "wordCount" },
+ *   rule: { kind: "fixed", class: "read", detail: "computes; touches nothing" },
+ *   classWithoutGate: "read",
+ * });
+ * if (entry.name !== "word_count") throw new Error(entry.name);
+ * ```
+ */
+export function toolEntry<const E extends ToolEntry>(entry: E): E {
+  return Object.freeze(entry);
+}
+
+/** Whether an entry is run by a tool child. */
+export function isChildEntry(entry: ToolEntry): entry is ChildToolEntry {
+  return (CHILD_CATEGORIES as readonly string[]).includes(entry.category);
+}
+
+/** One problem found while validating arguments (the Standard Schema issue shape). */
+export interface ArgsIssue {
+  readonly message: string;
+  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>;
+}
+
+/** The outcome of validating arguments. */
+export type ArgsResult<T> =
+  | { readonly value: T; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<ArgsIssue> };
+
+/**
+ * odek's own Standard-Schema-shaped argument schema (`~standard.validate` and
+ * `~standard.jsonSchema`, standardschema.dev): zod 4 schemas satisfy it unchanged, and so can a
+ * JSON-Schema validator of an MCP tool or a library user's schema. The loop validates every call
+ * through it and tells the model its `jsonSchema.input`.
+ */
+export interface ArgsSchema<T = Record<string, unknown>> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (
+      value: unknown,
+    ) => ArgsResult<T> | Promise<ArgsResult<T>>;
+    readonly jsonSchema: {
+      readonly input: (
+        options: { readonly target: "draft-2020-12" },
+      ) => Record<string, unknown>;
+    };
+  };
+}
