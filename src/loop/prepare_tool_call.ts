@@ -9,9 +9,21 @@ import type { BuiltinTool } from "../broker/builtin_tools.ts";
 import type { ToolInvocation, ToolResult } from "../broker/tool_broker.ts";
 import { jsonDepth, MAX_ARGUMENT_DEPTH } from "../_util/json_depth.ts";
 
+/** Options for {@linkcode prepareToolCall}. */
+export interface PrepareToolCallOptions {
+  /**
+   * The reply that holds the call ended at the model's output limit (`finish_reason:
+   * "length"`): arguments that are not valid JSON are reported as cut off. @default false
+   */
+  outputCut?: boolean;
+}
+
 /**
  * Parse and validate a tool call against the tool list.
  *
+ * @param call the tool call as the model sent it
+ * @param tools the tools of the run
+ * @param options whether the reply was cut at the output limit
  * @returns `{ invocation }` when the call may run, else `{ refusal }`: a result for the model
  *   saying what was wrong and how to call the tool correctly.
  *
@@ -29,6 +41,7 @@ import { jsonDepth, MAX_ARGUMENT_DEPTH } from "../_util/json_depth.ts";
 export function prepareToolCall(
   call: ToolCall,
   tools: readonly BuiltinTool[],
+  options: PrepareToolCallOptions = {},
 ): { invocation: ToolInvocation } | { refusal: ToolResult } {
   const name = call.function.name;
   const tool = tools.find((t) => t.name === name);
@@ -47,6 +60,18 @@ export function prepareToolCall(
   try {
     parsed = JSON.parse(call.function.arguments || "{}");
   } catch (error) {
+    if (options.outputCut) {
+      // Issue 14, case 11: say why the JSON broke off, so the model sends less, not the same.
+      return refuse(
+        "invalid_arguments",
+        `The arguments of this ${name} call were cut off: your reply reached the output token ` +
+          `limit (finish_reason "length") after ${call.function.arguments.length} characters ` +
+          `of arguments, so they are not valid JSON (${
+            (error as Error).message
+          }) and the call was not run. Send a shorter call: split large content over several ` +
+          `calls (e.g. write a file in parts) or leave long text out of the arguments.`,
+      );
+    }
     return refuse(
       "invalid_arguments",
       `The arguments of this ${name} call are not valid JSON (${

@@ -23,6 +23,11 @@ export interface RunToolsStepOptions {
   runnable?: number;
   /** The result of a call beyond `runnable`. */
   refusal?: ToolResult;
+  /**
+   * The reply ended at the model's output limit (`finish_reason: "length"`): a call whose
+   * arguments are not valid JSON is refused as cut off, not only as invalid. @default false
+   */
+  outputCut?: boolean;
 }
 
 /**
@@ -48,7 +53,7 @@ export async function runToolsStep(
   const runnable = options.runnable ?? calls.length;
   const prepared: PreparedCall[] = calls.map((call, index) =>
     index < runnable || !options.refusal
-      ? prepareToolCall(call, context.tools)
+      ? prepareToolCall(call, context.tools, { outputCut: options.outputCut })
       : { refusal: options.refusal }
   );
   // One approval request per batch, before anything in it runs.
