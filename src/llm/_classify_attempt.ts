@@ -18,6 +18,7 @@ import {
 } from "./_model_error.ts";
 import { messageRetryHintMs, retryAfterMs } from "./_retry_after.ts";
 import { ModelTimeoutError } from "./_timed_fetch.ts";
+import { NonStreamResponseError } from "./_guard_response.ts";
 import { type ModelFailure, RETRYABLE_STATUSES } from "./retry_policy.ts";
 
 /** How one failed attempt is handled. */
@@ -69,6 +70,16 @@ const TRANSIENT_STREAM_ERROR =
 export function classifyAttempt(err: unknown, ctx: ClassifyContext): AttemptOutcome {
   if (ctx.signal?.aborted) {
     return { type: "throw", error: ctx.signal.reason ?? new DOMException("Aborted", "AbortError") };
+  }
+  const nonStream = findCause(err, NonStreamResponseError);
+  if (nonStream) {
+    return nonStream.transient
+      ? {
+        type: "failure",
+        failure: { type: "transient", reason: "stream_error" },
+        error: nonStream.error,
+      }
+      : { type: "throw", error: nonStream.error };
   }
   const inner = findOdekError(err);
   if (inner) return { type: "throw", error: inner };
@@ -146,9 +157,14 @@ export function classifyAttempt(err: unknown, ctx: ClassifyContext): AttemptOutc
 }
 
 function findTimeout(err: unknown): ModelTimeoutError | undefined {
+  return findCause(err, ModelTimeoutError);
+}
+
+// deno-lint-ignore no-explicit-any
+function findCause<T>(err: unknown, type: new (...args: any[]) => T): T | undefined {
   let current = err;
   for (let depth = 0; depth < 6 && current; depth++) {
-    if (current instanceof ModelTimeoutError) return current;
+    if (current instanceof type) return current;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;

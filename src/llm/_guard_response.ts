@@ -19,6 +19,26 @@ export interface GuardResponseOptions {
   maxErrorBodyBytes?: number;
 }
 
+/**
+ * Thrown by the guarded fetch for a 2xx that is not an event stream: the error to report, and
+ * whether another attempt may help (a JSON error object that reads as transient, e.g. a gateway's
+ * "upstream overloaded" sent with status 200).
+ */
+export class NonStreamResponseError extends Error {
+  /**
+   * @param error what `complete()` throws if it is not retried (`MODEL_PROTOCOL`/`MODEL_ERROR`)
+   * @param transient whether the retry policy may try again
+   */
+  constructor(readonly error: OdekError, readonly transient: boolean) {
+    super(error.message);
+    this.name = "NonStreamResponseError";
+  }
+}
+
+/** What reads as a passing fault in an error object sent with a 200 (as in a stream's). */
+const TRANSIENT = /overload|rate.?limit|server_error|timeout|timed out|unavailable|try again/i;
+const QUOTA_WORDS = /quota|billing|balance|credit/i;
+
 /** Bytes read from a non-stream 200 to say what it is. */
 const PEEK_BYTES = 4096;
 
@@ -30,7 +50,7 @@ const PEEK_BYTES = 4096;
  * Source: issue 14, case 9 (a base URL serving a web page was "cut after 0 chunks" and retried
  * for 92 s).
  *
- * @throws {OdekError} `MODEL_PROTOCOL`, from the returned fetch, for a 2xx that is not a stream
+ * @throws {NonStreamResponseError} from the returned fetch, for a 2xx that is not a stream
  */
 export function guardResponse(inner: typeof fetch, options: GuardResponseOptions): typeof fetch {
   const limit = options.maxErrorBodyBytes ?? 65_536;
@@ -66,12 +86,13 @@ function nonStreamError(
   type: string,
   status: number,
   options: GuardResponseOptions,
-): OdekError {
+): NonStreamResponseError {
   const where = displayURL(options.baseURL);
   const shownType = type === "" ? "no content type" : oneLine(type.split(";")[0], 60);
   const hint = `requests go to ${where}/chat/completions; ${baseUrlHint(options.baseURL)}`;
   let what: string;
   let check: string;
+  let transient = false;
   if (looksLikeMarkup(text, type)) {
     what = `${describeBody(text, type)} (${shownType})`;
     check = `The base URL probably points at a website, not the API: ${hint}`;
@@ -79,9 +100,9 @@ function nonStreamError(
     const json = parseJson(text);
     const error = json?.error;
     if (error !== undefined) {
-      what = `an error instead of a stream: ${
-        oneLine(scrubSecret(providerMessage(error) ?? "", options.apiKey), 300)
-      }`;
+      const said = scrubSecret(providerMessage(error) ?? "", options.apiKey);
+      transient = TRANSIENT.test(said) && !QUOTA_WORDS.test(said);
+      what = `an error instead of a stream: ${oneLine(said, 300)}`;
       check = "Check the model name and the request the provider expects.";
     } else if (json?.object === "chat.completion" || Array.isArray(json?.choices)) {
       what = "a whole JSON reply instead of an event stream";
@@ -93,9 +114,12 @@ function nonStreamError(
       check = `Check that the base URL is an OpenAI-compatible API: ${hint}`;
     }
   }
-  return new OdekError(
-    "MODEL_PROTOCOL",
-    `The model at ${where} answered HTTP ${status} with ${what}. ${check}`,
+  return new NonStreamResponseError(
+    new OdekError(
+      "MODEL_PROTOCOL",
+      `The model at ${where} answered HTTP ${status} with ${what}. ${check}`,
+    ),
+    transient,
   );
 }
 

@@ -398,3 +398,24 @@ Deno.test("case 9: a 404 on the chat route suggests the missing /v1, and never d
     assert.match(err.message, /does not exist.*Check the model id \(--model \/ model\)/);
   });
 });
+
+Deno.test("case 9: a JSON error sent with a 200 that reads as transient (overloaded, try again) is retried", async () => {
+  const overloaded = '{"error":{"message":"Upstream overloaded, please try again"}}';
+  await using server = await startFakeOpenAIServer({
+    turns: [
+      {
+        fault: {
+          type: "status",
+          status: 200,
+          body: overloaded,
+          headers: { "content-type": "application/json" },
+        },
+      },
+      { text: "second try" },
+    ],
+  });
+  const { model, clock } = modelFor(server.url, { retry: { baseMs: 10 } });
+  const res = await model.complete(request([USER]));
+  assert.equal(res.message.content, "second try");
+  assert.equal(clock.sleeps.length, 1);
+});
