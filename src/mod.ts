@@ -94,6 +94,8 @@ export { sandboxContextFromEnvironment } from "./broker/sandbox_context.ts";
 export type { ToolBroker, ToolInvocation, ToolResult } from "./broker/tool_broker.ts";
 export type { Model, ModelDelta, ModelRequest, ModelResponse, ToolSpec } from "./llm/model.ts";
 export { OpenAIModel, type OpenAIModelOptions } from "./llm/openai_model.ts";
+export { type ListedModel, listModels, type ListModelsOptions } from "./llm/list_models.ts";
+export { toWireMessages } from "./llm/to_wire_messages.ts";
 export { recordingFetch } from "./llm/recording_fetch.ts";
 export { replayFetch } from "./llm/replay_fetch.ts";
 export { FileSessionStore } from "./session/file_session_store.ts";
@@ -119,6 +121,16 @@ export { journalStepRunner, type StepJournal } from "./loop/journal_step_runner.
 export type { CompactionState, ContextOptions } from "./loop/context_manager.ts";
 export type { ProtectedMessagePredicate } from "./loop/turn_groups.ts";
 export { contextWindowFor } from "./config/context_window_for.ts";
+export { knownContextWindow } from "./config/known_context_windows.ts";
+export {
+  PROVIDER_NAMES,
+  PROVIDER_PRESETS,
+  type ProviderName,
+  type ProviderPreset,
+} from "./config/provider_presets.ts";
+export { DEFAULT_QUIRKS, type ProviderQuirks } from "./config/provider_quirks.ts";
+export { type ResolvedProvider, resolveProvider } from "./config/resolve_provider.ts";
+export { type ApiKeyChoice, resolveApiKey } from "./config/resolve_api_key.ts";
 export type { BudgetBreach, BudgetName, RunBudgets } from "./loop/budget_checker.ts";
 export { isPartialSummary, PARTIAL_SUMMARY_MARKER } from "./loop/partial_summary.ts";
 export type { RunEvent, RunEventData, RunEventType } from "./loop/run_event.ts";

@@ -28,6 +28,9 @@ The task may also come from stdin: odek run - < task.txt, or echo "..." | odek r
 Flags:
   --model <id>            model id (config "model", ODEK_MODEL)
   --base-url <url>        OpenAI-compatible base URL (ODEK_BASE_URL, then OPENAI_BASE_URL)
+  --provider <name>       provider preset: base URL, key variable, quirks (ODEK_PROVIDER):
+                          openai, openrouter, groq, together, deepseek, mistral, gemini,
+                          anthropic, ollama, lmstudio, vllm, llamacpp; --base-url overrides its URL
   --workspace <dir>       directory the tools work in (default: the current directory)
   --dedicated-workspace   work in the private directory beside ODEK_HOME (<ODEK_HOME>-workspace,
                           created with mode 0700; config "dedicatedWorkspace")
@@ -62,7 +65,7 @@ recorded (flags override). Tool calls a crash left without a result are marked i
 and not re-run. With a message, it is added as the next user turn.
 
 Flags:
-  --model <id>  --base-url <url>  --workspace <dir>  --dedicated-workspace
+  --model <id>  --base-url <url>  --provider <name>  --workspace <dir>  --dedicated-workspace
   --add-dir <dir>[:ro]  --max-iterations <n>
   --max-runtime <d>  --max-tool-calls <n>  --max-input-tokens <n>  --max-output-tokens <n>
   --max-cost-usd <x>  --events-jsonl <file>

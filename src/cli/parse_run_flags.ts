@@ -8,14 +8,19 @@ import { OdekError } from "../_util/odek_error.ts";
 import { flagError } from "./flag_error.ts";
 import { parseYesFlag } from "../approval/parse_yes_flag.ts";
 import type { ConfigLayer } from "../config/odek_config.ts";
+import {
+  PROVIDER_PRESETS,
+  type ProviderName,
+  type ProviderPreset,
+} from "../config/provider_presets.ts";
 import type { RiskClass } from "../danger/verdict.ts";
 import { parseDurationSeconds } from "./parse_duration_seconds.ts";
 
 /** Parsed flags of `run`/`continue`. */
 export interface RunFlags {
   /**
-   * The config layer the flags form (`--model`, `--base-url`, `--trust`, `--max-iterations` and
-   * the other budgets).
+   * The config layer the flags form (`--model`, `--base-url`, `--provider`, `--trust`,
+   * `--max-iterations` and the other budgets).
    */
   layer: ConfigLayer;
   workspace?: string;
@@ -39,6 +44,7 @@ export interface RunFlags {
 const SHARED = {
   model: { type: "string" },
   "base-url": { type: "string" },
+  provider: { type: "string" },
   workspace: { type: "string" },
   "add-dir": { type: "string", multiple: true },
   "dedicated-workspace": { type: "boolean" },
@@ -106,6 +112,14 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
   if (v["dedicated-workspace"] === true) layer.dedicatedWorkspace = true;
   if (typeof v.model === "string") layer.model = v.model;
   if (typeof v["base-url"] === "string") layer.baseUrl = v["base-url"];
+  if (typeof v.provider === "string") {
+    layer.provider = v.provider as ConfigLayer["provider"];
+    // The preset's base URL, so `continue --provider` moves a session too; --base-url wins.
+    const preset: ProviderPreset | undefined = Object.hasOwn(PROVIDER_PRESETS, v.provider)
+      ? PROVIDER_PRESETS[v.provider as ProviderName]
+      : undefined;
+    if (preset && layer.baseUrl === undefined) layer.baseUrl = preset.baseUrl;
+  }
   if (typeof v.trust === "string") layer.trustLevel = v.trust as ConfigLayer["trustLevel"];
   const budgets: NonNullable<ConfigLayer["budgets"]> = {};
   const usage = (flag: string, what: string, raw: string) =>

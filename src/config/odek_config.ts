@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { PROVIDER_NAMES, type ProviderName } from "./provider_presets.ts";
 import { TrustLevelSchema } from "./trust_level.ts";
 
 /** One configuration layer: every key optional, unknown keys refused. */
@@ -14,8 +15,16 @@ export const ConfigLayerSchema = z.strictObject({
   model: z.string().min(1).max(200).optional(),
   /** OpenAI-compatible base URL, e.g. `https://api.openai.com/v1`. */
   baseUrl: z.url({ protocol: /^https?$/ }).optional(),
-  /** The model's context window in tokens. */
-  contextWindow: z.int().min(1024).max(10_000_000).optional(),
+  /**
+   * A provider preset (docs/model_client.md): its base URL (unless this layer or a later one sets
+   * `baseUrl`), its key variable and its quirks; `auto` picks the preset by the base URL's host.
+   */
+  provider: z.enum(["auto", ...PROVIDER_NAMES]).optional(),
+  /**
+   * The context window in tokens of every model without its own `models.<id>.contextWindow`;
+   * `auto`: the model's known window, else 128 000.
+   */
+  contextWindow: z.union([z.int().min(1024).max(10_000_000), z.literal("auto")]).optional(),
   /**
    * `bwrap`: programs run in a bubblewrap sandbox (fails closed without it); `docker`: programs run
    * in a container from Dockerfile.odek; `none`: unsandboxed (the operator's explicit choice).
@@ -141,7 +150,10 @@ export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
 export interface OdekConfig {
   model: string;
   baseUrl: string;
-  contextWindow: number;
+  /** A preset name, or `auto` (by the base URL's host). */
+  provider: "auto" | ProviderName;
+  /** Tokens, or `auto`: the model's known window, else 128 000 (see `contextWindowFor`). */
+  contextWindow: number | "auto";
   sandbox: "bwrap" | "docker" | "none";
   sandboxMaxProcesses: number;
   sandboxTmpfsMiB: number;
@@ -204,7 +216,8 @@ export interface ModelFacts {
 export const DEFAULT_CONFIG: OdekConfig = {
   model: "gpt-4.1-mini",
   baseUrl: "https://api.openai.com/v1",
-  contextWindow: 128_000,
+  provider: "auto",
+  contextWindow: "auto",
   sandbox: "bwrap",
   sandboxMaxProcesses: 1024,
   sandboxTmpfsMiB: 1024,

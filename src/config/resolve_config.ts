@@ -13,6 +13,7 @@ import {
   DEFAULT_CONFIG,
   type OdekConfig,
 } from "./odek_config.ts";
+import { PROVIDER_PRESETS } from "./provider_presets.ts";
 
 /** Largest config file read, in bytes (5 MiB, odek-go §2.1). */
 export const MAX_CONFIG_BYTES = 5 * 1024 * 1024;
@@ -21,6 +22,7 @@ export const MAX_CONFIG_BYTES = 5 * 1024 * 1024;
 const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_MODEL", "model"],
   ["ODEK_BASE_URL", "baseUrl"],
+  ["ODEK_PROVIDER", "provider"],
   ["ODEK_CONTEXT_WINDOW", "contextWindow"],
   ["ODEK_SANDBOX", "sandbox"],
   ["ODEK_SANDBOX_MAX_PROCESSES", "sandboxMaxProcesses"],
@@ -100,7 +102,8 @@ export async function resolveConfig(options: ResolveConfigOptions): Promise<Odek
   const fileLayer = await readConfigFile(options.configFile);
   const envLayer = envConfigLayer(options.env);
   const flagLayer = validateLayer(options.flags ?? {}, (path) => `flag ${flagName(path)}`, "USAGE");
-  const merged = [fileLayer, envLayer, flagLayer].reduce<Record<string, unknown>>(
+  const layers = [fileLayer, envLayer, flagLayer].map(withPresetBaseUrl);
+  const merged = layers.reduce<Record<string, unknown>>(
     (acc, layer) => deepMerge(acc, layer as Record<string, unknown>),
     structuredClone(DEFAULT_CONFIG) as unknown as Record<string, unknown>,
   );
@@ -113,6 +116,18 @@ export async function resolveConfig(options: ResolveConfigOptions): Promise<Odek
     );
   }
   return config;
+}
+
+/**
+ * A layer that names a provider preset also sets the preset's base URL, unless it sets `baseUrl`
+ * itself: a later layer's `baseUrl` (e.g. `--base-url`) still wins, and a later `--provider`
+ * wins over an earlier `baseUrl`.
+ */
+function withPresetBaseUrl(layer: ConfigLayer): ConfigLayer {
+  if (layer.provider === undefined || layer.provider === "auto" || layer.baseUrl !== undefined) {
+    return layer;
+  }
+  return { ...layer, baseUrl: PROVIDER_PRESETS[layer.provider].baseUrl };
 }
 
 async function readConfigFile(file: string): Promise<ConfigLayer> {
@@ -169,7 +184,9 @@ async function readConfigFile(file: string): Promise<ConfigLayer> {
 function envConfigLayer(env: Record<string, string>): ConfigLayer {
   const layer: Record<string, unknown> = {};
   const sources = new Map<string, string>();
-  const baseUrl = env.ODEK_BASE_URL ?? env.OPENAI_BASE_URL;
+  // OPENAI_BASE_URL is a fallback other tools share: ODEK_PROVIDER's preset wins over it.
+  const baseUrl = env.ODEK_BASE_URL ??
+    (env.ODEK_PROVIDER ? undefined : env.OPENAI_BASE_URL);
   for (const [name, path] of ENV_KEYS) {
     const raw = name === "ODEK_BASE_URL" ? baseUrl : env[name];
     if (raw === undefined || raw === "") continue;
@@ -265,6 +282,7 @@ function flagName(path: string): string {
   const map: Record<string, string> = {
     model: "--model",
     baseUrl: "--base-url",
+    provider: "--provider",
     "budgets.maxIterations": "--max-iterations",
     "budgets.maxRuntimeSeconds": "--max-runtime",
     "budgets.maxToolCalls": "--max-tool-calls",

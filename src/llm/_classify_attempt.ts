@@ -18,6 +18,7 @@ import {
 } from "./_model_error.ts";
 import { messageRetryHintMs, retryAfterMs } from "./_retry_after.ts";
 import { ModelTimeoutError } from "./_timed_fetch.ts";
+import { NonStreamResponseError } from "./_guard_response.ts";
 import { type ModelFailure, RETRYABLE_STATUSES } from "./retry_policy.ts";
 
 /** How one failed attempt is handled. */
@@ -37,8 +38,26 @@ export interface ClassifyContext extends ModelErrorContext {
 // Phrases providers use for an over-long prompt (odek-go §3.1 step 4 lists the same family).
 const CONTEXT_LENGTH =
   /context[_ ]length|maximum context|context window|context size|too many tokens|reduce the length|input is too long|prompt is too long|max_input_tokens/i;
-const QUOTA =
-  /insufficient[_ ](?:quota|balance)|exceeded your current quota|billing|out of credits/i;
+// A used-up quota, balance or billing limit, however a provider words it (issue 14, case 4):
+// "insufficient_quota", "You exceeded your daily quota", "Quota exceeded for metric …", "Your
+// credit balance is too low", "Insufficient Balance", "billing hard limit reached". A bare
+// mention ("Resource has been exhausted (e.g. check quota)", Vertex's per-minute limit) is not.
+const QUOTA = new RegExp(
+  [
+    String
+      .raw`\b(?:exceeded|reached|hit|used up|exhausted all|out of|over|insufficient|no remaining)\b[\w ,'-]{0,40}?\bquota`,
+    String.raw`\bquota\b[\w ,'-]{0,40}?\b(?:exceeded|reached|used up|depleted|will reset|resets)`,
+    String.raw`\bbilling\b`,
+    String.raw`insufficient[_ ](?:quota|balance|funds|credits?)`,
+    String.raw`\b(?:credit|account) balance\b`,
+    String.raw`\bout of credits\b|\bno credits\b|\binsufficient credits\b`,
+    String.raw`\bpayment required\b|\bspend(?:ing)? limit\b|\bmonthly (?:usage|spend) limit\b`,
+  ].join("|"),
+  "i",
+);
+/** Error codes and types that name a used-up quota or balance (OpenAI, DeepSeek, OpenRouter, …). */
+const QUOTA_CODES =
+  /^(?:insufficient_quota|quota_exceeded|billing_hard_limit_reached|billing_not_active|insufficient_balance|insufficient_credits|payment_required|credit_limit_exceeded)$/i;
 const TRANSIENT_STREAM_ERROR =
   /overload|rate.?limit|server_error|timeout|timed out|unavailable|try again/i;
 
@@ -51,6 +70,16 @@ const TRANSIENT_STREAM_ERROR =
 export function classifyAttempt(err: unknown, ctx: ClassifyContext): AttemptOutcome {
   if (ctx.signal?.aborted) {
     return { type: "throw", error: ctx.signal.reason ?? new DOMException("Aborted", "AbortError") };
+  }
+  const nonStream = findCause(err, NonStreamResponseError);
+  if (nonStream) {
+    return nonStream.transient
+      ? {
+        type: "failure",
+        failure: { type: "transient", reason: "stream_error" },
+        error: nonStream.error,
+      }
+      : { type: "throw", error: nonStream.error };
   }
   const inner = findOdekError(err);
   if (inner) return { type: "throw", error: inner };
@@ -80,9 +109,12 @@ export function classifyAttempt(err: unknown, ctx: ClassifyContext): AttemptOutc
         : { type: "throw", error: mapped };
     }
     const headers = e.headers instanceof Headers ? e.headers : new Headers();
-    const retryAfter = retryAfterMs(headers, ctx.nowMs) ?? messageRetryHintMs(provider);
-    const quotaExhausted = status === 429 &&
-      (code === "insufficient_quota" || QUOTA.test(provider));
+    const retryAfter = retryAfterMs(headers, ctx.nowMs) ??
+      messageRetryHintMs(provider, ctx.nowMs);
+    const type = errorField(e.error, "type") ?? "";
+    const quotaExhausted = (status === 402 || status === 403 || status === 429 ||
+      status === 400) &&
+      (QUOTA_CODES.test(code) || QUOTA_CODES.test(type) || QUOTA.test(provider));
     const failure: ModelFailure = {
       type: "http",
       status,
@@ -125,9 +157,14 @@ export function classifyAttempt(err: unknown, ctx: ClassifyContext): AttemptOutc
 }
 
 function findTimeout(err: unknown): ModelTimeoutError | undefined {
+  return findCause(err, ModelTimeoutError);
+}
+
+// deno-lint-ignore no-explicit-any
+function findCause<T>(err: unknown, type: new (...args: any[]) => T): T | undefined {
   let current = err;
   for (let depth = 0; depth < 6 && current; depth++) {
-    if (current instanceof ModelTimeoutError) return current;
+    if (current instanceof type) return current;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;

@@ -4,6 +4,7 @@
  * @module
  */
 import { OdekError } from "../_util/odek_error.ts";
+import { describeBody, looksLikeMarkup } from "./_describe_body.ts";
 
 /** What the mapping needs to know about the request. */
 export interface ModelErrorContext {
@@ -49,10 +50,12 @@ export function toModelError(err: unknown, ctx: ModelErrorContext): unknown {
   const detail = scrub(causeText(err));
   const { sdk } = ctx;
   if (err instanceof sdk.APIError && typeof e.status === "number") {
-    const provider = scrub(providerMessage(e.error) ?? e.message ?? "");
+    const provider = scrub(statusErrorText(e.status, e.error, e.message));
     return new OdekError(
       "MODEL_ERROR",
-      `The model at ${where} answered HTTP ${e.status}: ${truncate(provider)}`,
+      `The model at ${where} answered HTTP ${e.status}: ${truncate(provider)}${
+        notFoundHint(e.status, provider, ctx.baseURL)
+      }`,
       { cause: err },
     );
   }
@@ -131,6 +134,41 @@ function connectionReason(detail: string): string {
   if (/reset/i.test(detail)) return "the connection was reset";
   if (/certificate|tls|ssl/i.test(detail)) return `TLS failed (${truncate(detail, 200)})`;
   return truncate(detail, 200);
+}
+
+/**
+ * The provider's words for an HTTP error: the `error.message` of a JSON body, else the body
+ * itself (the SDK's message is `<status> <body>`), a web page named by its title, never dumped.
+ */
+export function statusErrorText(status: number, error: unknown, message?: string): string {
+  const fromJson = providerMessage(error);
+  if (fromJson !== undefined) return fromJson;
+  const body = (message ?? "").replace(new RegExp(`^${status}\\s*`), "");
+  if (body === "" || body === "status code (no body)") return "(no body)";
+  return looksLikeMarkup(body) ? describeBody(body) : body;
+}
+
+/** After a 404/405 on the chat route: which part of the base URL or model id to check. */
+function notFoundHint(status: number, provider: string, baseURL: string): string {
+  if (status !== 404 && status !== 405) return "";
+  if (/\bmodel\b/i.test(provider) && !/web page/.test(provider)) {
+    return ". Check the model id (--model / model): the provider does not serve it to this key.";
+  }
+  return `. Nothing serves POST ${displayURL(baseURL)}/chat/completions: ${baseUrlHint(baseURL)}`;
+}
+
+/** What to check in a base URL: the `/v1` most servers need, when it has no version segment. */
+export function baseUrlHint(baseURL: string): string {
+  const where = displayURL(baseURL);
+  let path = "";
+  try {
+    path = new URL(baseURL).pathname;
+  } catch {
+    // displayURL already showed it as it is.
+  }
+  return /\/v\d+(?:beta|alpha)?\d*(?:\/|$)/i.test(path)
+    ? `check --base-url / baseUrl against the provider's documented API root.`
+    : `most servers serve the API under /v1, so try --base-url ${where}/v1.`;
 }
 
 /** The provider's error message from an SDK error's `error` field. */

@@ -68,12 +68,72 @@ export function parseResetValue(value: string, nowMs: number): number | undefine
 }
 
 /**
- * The wait an error message names, as OpenAI and Gemini phrase it: "Please try again in 6ms",
- * "try again in 1m30s", "Please retry in 13.5s".
+ * The wait an error message names, in milliseconds: "Please try again in 6ms", "try again in
+ * 1m30s", "Please retry in 13.5s" (OpenAI, Gemini), "Your quota will reset in 12 hours", "retry
+ * after 2 minutes and 30 seconds", and, when `nowMs` is given, a moment: "resets at
+ * 2026-05-01T00:00:00Z" (measured from `nowMs`).
+ *
+ * @param message the provider's error message
+ * @param nowMs the current time (Unix ms), to read a named moment; without it only waits count
+ * @returns the wait, or `undefined` when the message names none (or a moment already past)
+ *
+ * @example
+ * ```ts
+ * import { messageRetryHintMs } from "./_retry_after.ts";
+ * const wait = messageRetryHintMs("You exceeded your daily quota. Your quota will reset in 12 hours.");
+ * if (wait !== 12 * 3_600_000) throw new Error(String(wait));
+ * ```
  */
-export function messageRetryHintMs(message: string): number | undefined {
-  const match = /\b(?:try again|retry) in ((?:\d+(?:\.\d+)?\s*(?:ms|h|m|s)\s*)+)/i.exec(message);
-  return match ? parseDuration(match[1].replace(/\s+/g, "")) : undefined;
+export function messageRetryHintMs(message: string, nowMs?: number): number | undefined {
+  const lead = String.raw`\b(?:try again|retry|resets?|available again|(?:be )?lifted)`;
+  const compact = new RegExp(
+    String.raw`${lead} (?:in|after) ((?:\d+(?:\.\d+)?(?:ms|h|m|s))+)\b`,
+    "i",
+  )
+    .exec(message);
+  if (compact) {
+    const ms = parseDuration(compact[1]);
+    if (ms !== undefined) return ms;
+  }
+  const amount = String
+    .raw`(?:\d+(?:\.\d+)?\s*|\ban?\s+)(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)\b`;
+  const spoken = new RegExp(
+    String
+      .raw`${lead} (?:in|after) (?:about |approximately |~)?(${amount}(?:(?:\s*,\s*|\s+and\s+|\s+)${amount})*)`,
+    "i",
+  ).exec(message);
+  if (spoken) {
+    const ms = spokenDuration(spoken[1]);
+    if (ms !== undefined) return ms;
+  }
+  if (nowMs === undefined) return undefined;
+  const moment = new RegExp(
+    String.raw`${lead} (?:at|after|on) ([0-9A-Za-z][0-9A-Za-z:,+. -]{7,40}?)(?:[.;)]?\s*$|[.;)]\s)`,
+    "i",
+  )
+    .exec(message);
+  if (!moment) return undefined;
+  const at = Date.parse(moment[1].trim());
+  return Number.isNaN(at) || at <= nowMs ? undefined : at - nowMs;
+}
+
+const SPOKEN_UNITS: [RegExp, number][] = [
+  [/^(?:milliseconds?|ms)$/i, 1],
+  [/^(?:seconds?|secs?|s)$/i, 1000],
+  [/^(?:minutes?|mins?|m)$/i, 60_000],
+  [/^(?:hours?|hrs?|h)$/i, 3_600_000],
+  [/^(?:days?|d)$/i, 86_400_000],
+];
+
+/** "12 hours", "2 minutes and 30 seconds", "an hour" in milliseconds. */
+function spokenDuration(text: string): number | undefined {
+  let total = 0;
+  for (const [, article, n, unit] of text.matchAll(/(?:\b(an?)\s+|(\d+(?:\.\d+)?)\s*)([a-z]+)/gi)) {
+    const factor = SPOKEN_UNITS.find(([pattern]) => pattern.test(unit))?.[1];
+    if (factor === undefined) return undefined;
+    total += (article ? 1 : Number(n)) * factor;
+  }
+  return total > 0 ? Math.ceil(total) : undefined;
 }
 
 function parseDuration(text: string): number | undefined {

@@ -102,11 +102,22 @@ function giveUpError(
         } s odek waits (retry.retryAfterCapSeconds): retry after ${at}, e.g. with "odek continue".`,
       );
     }
-    case "quota":
+    case "quota": {
+      if (decision.waitMs === undefined) {
+        return reword(
+          `${base}. The account's quota or balance is used up, which waiting will not fix: check ` +
+            `the provider's plan and billing, then retry, e.g. with "odek continue".`,
+        );
+      }
+      const at = new Date(now + decision.waitMs).toISOString().replace(/\.\d+Z$/, "Z");
       return reword(
-        `${base}. The account's quota or balance is used up, which waiting will not fix: check ` +
-          `the provider's plan and billing, then retry, e.g. with "odek continue".`,
+        `${base}. The account's quota or balance is used up until it resets in ` +
+          `${duration(decision.waitMs)}, more than the ${
+            policy.retryAfterCapMs / 1000
+          } s odek waits: retry after ${at}, e.g. with "odek continue", or check the provider's ` +
+          `plan and billing.`,
       );
+    }
   }
 }
 

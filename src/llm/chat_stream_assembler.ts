@@ -4,9 +4,10 @@
  * @module
  */
 import { z } from "zod";
-import type { AssistantMessage, ToolCall } from "../_util/chat_message.ts";
+import type { AssistantMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { ModelDelta, ModelResponse, ModelUsage } from "./model.ts";
+import { ToolCallAssembly } from "./_tool_call_assembly.ts";
 
 const ToolCallDeltaSchema = z.looseObject({
   index: z.number().int().nonnegative().nullish(),
@@ -43,20 +44,16 @@ export interface ChatStreamAssemblerOptions {
   source?: string;
 }
 
-interface PartialCall {
-  index: number;
-  id?: string;
-  name: string;
-  arguments: string;
-}
-
 /**
  * Accumulates `chat.completion.chunk` objects (choice 0 only) into an assistant message: text,
  * DeepSeek-style `reasoning_content` (or `reasoning`), and tool calls assembled by `index`,
- * including interleaved parallel calls. Argument text is kept verbatim (never parsed here); empty
- * arguments become `"{}"` and a missing id becomes `it<iteration>-call<position>`.
+ * including interleaved parallel calls, two calls a provider sends on one `index` (a new id, or a
+ * new name after complete arguments), and a name restated on every chunk. Argument text is kept
+ * verbatim (never parsed here, so invalid JSON reaches the loop, which refuses it); empty or
+ * whitespace-only arguments become `"{}"` and a missing id becomes `it<iteration>-call<position>`.
  *
- * Borrowed from odek-go §3 (echoing `reasoning_content`) and design §6 (tolerant assembly).
+ * Borrowed from odek-go §3 (echoing `reasoning_content`), design §6 (tolerant assembly) and
+ * issue 14 (cases 1 and 3, from failure reports against other agents).
  *
  * @example Assemble a streamed tool call
  * ```ts
@@ -77,8 +74,7 @@ export class ChatStreamAssembler {
   readonly #options: ChatStreamAssemblerOptions;
   readonly #text: string[] = [];
   readonly #reasoning: string[] = [];
-  readonly #calls = new Map<number, PartialCall>();
-  #lastIndex = -1;
+  readonly #calls = new ToolCallAssembly();
   #finishReason: string | undefined;
   #usage: ModelUsage = { inputTokens: 0, outputTokens: 0 };
   #chunks = 0;
@@ -132,7 +128,10 @@ export class ChatStreamAssembler {
       if (delta.content) this.#emitText("text", delta.content, this.#text);
       const reasoning = delta.reasoning_content ?? delta.reasoning;
       if (reasoning) this.#emitText("reasoning", reasoning, this.#reasoning);
-      for (const call of delta.tool_calls ?? []) this.#pushCall(call);
+      for (const call of delta.tool_calls ?? []) {
+        const started = this.#calls.push(call);
+        if (started) this.#options.onDelta?.({ type: "tool_call", ...started });
+      }
       if (choice.finish_reason) this.#finishReason = choice.finish_reason;
     }
   }
@@ -153,21 +152,7 @@ export class ChatStreamAssembler {
           `Retry the run; if it keeps happening, check the provider or any proxy in between.`,
       );
     }
-    const calls = [...this.#calls.values()].sort((a, b) => a.index - b.index);
-    // Ids must be unique within a message: a result answers exactly one call, and resume repair
-    // pairs them by id. A repeated id gets the deterministic one instead.
-    const seen = new Set<string>();
-    const toolCalls: ToolCall[] = calls.map((call, position) => {
-      const fallback = `it${this.#options.iteration}-call${position}`;
-      let id = call.id && !seen.has(call.id) ? call.id : fallback;
-      while (seen.has(id)) id = `${id}-dup`;
-      seen.add(id);
-      return {
-        id,
-        type: "function",
-        function: { name: call.name, arguments: call.arguments === "" ? "{}" : call.arguments },
-      };
-    });
+    const toolCalls = this.#calls.calls(this.#options.iteration);
     const text = this.#text.join("");
     const reasoning = this.#reasoning.join("");
     const message: AssistantMessage = { role: "assistant", content: text === "" ? null : text };
@@ -183,33 +168,6 @@ export class ChatStreamAssembler {
   #emitText(type: "text" | "reasoning", text: string, into: string[]): void {
     into.push(text);
     this.#options.onDelta?.({ type, text });
-  }
-
-  #pushCall(delta: z.infer<typeof ToolCallDeltaSchema>): void {
-    const name = delta.function?.name ?? undefined;
-    // Without an index, a delta that names a new call starts one; otherwise it continues the last.
-    const index = delta.index ??
-      ((delta.id || name) && !this.#isSameCall(delta.id) ? this.#lastIndex + 1 : this.#lastIndex);
-    let call = this.#calls.get(Math.max(index, 0));
-    if (call === undefined) {
-      call = { index: Math.max(index, 0), name: name ?? "", arguments: "" };
-      this.#calls.set(call.index, call);
-      this.#options.onDelta?.(
-        name
-          ? { type: "tool_call", index: call.index, name }
-          : { type: "tool_call", index: call.index },
-      );
-    } else if (name && call.name === "") {
-      call.name = name;
-    }
-    if (delta.id && call.id === undefined) call.id = delta.id;
-    call.arguments += delta.function?.arguments ?? "";
-    this.#lastIndex = Math.max(this.#lastIndex, call.index);
-  }
-
-  #isSameCall(id: string | null | undefined): boolean {
-    const last = this.#calls.get(this.#lastIndex);
-    return last !== undefined && id !== null && id !== undefined && last.id === id;
   }
 }
 

@@ -6,13 +6,16 @@
  */
 import type { OpenAI } from "openai";
 import { OdekError } from "../_util/odek_error.ts";
+import { DEFAULT_QUIRKS, type ProviderQuirks } from "../config/provider_quirks.ts";
 import { ChatStreamAssembler } from "./chat_stream_assembler.ts";
+import { guardResponse } from "./_guard_response.ts";
 import { type AttemptOutcome, classifyAttempt } from "./_classify_attempt.ts";
 import { displayURL, type SdkErrorClasses } from "./_model_error.ts";
 import { withRetries } from "./_retry_loop.ts";
 import { timedFetch } from "./_timed_fetch.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Model, ModelDelta, ModelRequest, ModelResponse } from "./model.ts";
+import { toWireMessages } from "./to_wire_messages.ts";
 import {
   DEFAULT_RETRY_POLICY,
   type RetryPolicyOptions,
@@ -41,6 +44,11 @@ export interface OpenAIModelOptions {
   clock?: Clock;
   /** Extra headers sent with every request. @default none */
   headers?: Record<string, string>;
+  /**
+   * How the provider differs from OpenAI (a preset's quirks, docs/model_client.md); unset fields
+   * keep {@linkcode DEFAULT_QUIRKS}.
+   */
+  quirks?: Partial<ProviderQuirks>;
 }
 
 interface Client {
@@ -59,8 +67,10 @@ class TurnFailure extends Error {
  * A chat-completions model reached over HTTP with the `openai` SDK, loaded lazily on the first
  * {@linkcode OpenAIModel.complete} so that importing this module costs nothing.
  *
- * Every request streams (`stream: true`, `stream_options.include_usage`) and sends `tools` only
- * when there are some. Deltas are assembled by {@linkcode ChatStreamAssembler}; tool-call
+ * Every request streams (`stream: true`, and `stream_options.include_usage` unless the quirks
+ * say the provider refuses it) and sends `tools` only when there are some; the transcript goes
+ * through {@linkcode toWireMessages}. A 200 that is not an event stream (a web page, JSON, text)
+ * fails at once with `MODEL_PROTOCOL`, naming what came back. Deltas are assembled by {@linkcode ChatStreamAssembler}; tool-call
  * arguments are not validated here. The SDK's own retries are off; odek's policy
  * ({@linkcode decideRetry}) retries HTTP 408/429/500/502/503/504/529, resets, timeouts before the
  * answer or inside the stream, and 200s that are malformed, choice-less or cut before their
@@ -101,6 +111,7 @@ export class OpenAIModel implements Model {
   readonly #idleMs: number;
   readonly #policy: RetryPolicyOptions;
   readonly #clock: Clock;
+  readonly #quirks: ProviderQuirks;
   #client: Promise<Client> | undefined;
 
   /** @param options base URL, API key, model id, and optional fetch, timeouts, retry policy, clock and headers */
@@ -118,6 +129,7 @@ export class OpenAIModel implements Model {
     this.#idleMs = options.streamIdleTimeoutMs ?? 300_000;
     this.#policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.#clock = options.clock ?? systemClock;
+    this.#quirks = { ...DEFAULT_QUIRKS, ...options.quirks };
   }
 
   /**
@@ -192,14 +204,19 @@ export class OpenAIModel implements Model {
       onDelta,
       source: `the model at ${displayURL(this.#options.baseURL)}`,
     });
+    const quirks = this.#quirks;
     const stream = await openai.chat.completions.create({
       model: this.#options.model,
-      // The transcript is the wire format (reasoning_content is echoed back, odek-go §3 step 6).
-      messages: request.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+      // The transcript is the wire format, made acceptable to strict providers (valid JSON
+      // arguments; reasoning_content echoed back where the provider wants it, odek-go §3 step 6).
+      messages: toWireMessages(
+        request.messages,
+        quirks,
+      ) as OpenAI.Chat.ChatCompletionMessageParam[],
       ...(request.tools.length > 0 ? { tools: request.tools } : {}),
-      ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
+      ...(request.maxTokens !== undefined ? { [quirks.maxTokensField]: request.maxTokens } : {}),
       stream: true,
-      stream_options: { include_usage: true },
+      ...(quirks.streamUsage ? { stream_options: { include_usage: true } } : {}),
     }, { signal: request.signal });
     for await (const chunk of stream) {
       try {
@@ -237,11 +254,15 @@ export class OpenAIModel implements Model {
         // odek's own bounds (timedFetch) end a request first, with a message that names them.
         timeout: this.#timeoutMs + 5_000,
         logLevel: "off",
-        fetch: timedFetch(inner, {
-          connectTimeoutMs: this.#connectMs,
-          idleTimeoutMs: this.#idleMs,
-          requestTimeoutMs: this.#timeoutMs,
-        }),
+        // A 200 that is not an event stream fails at once (issue 14, case 9).
+        fetch: guardResponse(
+          timedFetch(inner, {
+            connectTimeoutMs: this.#connectMs,
+            idleTimeoutMs: this.#idleMs,
+            requestTimeoutMs: this.#timeoutMs,
+          }),
+          { baseURL: this.#options.baseURL, apiKey: this.#options.apiKey },
+        ),
         ...(this.#options.headers ? { defaultHeaders: this.#options.headers } : {}),
       });
       return { openai, errors: sdk };

@@ -80,7 +80,7 @@ export type RetryDecision =
   | {
     type: "give_up";
     why: "not_retryable" | "exhausted" | "wait_too_long" | "quota";
-    /** For `wait_too_long`: the wait the provider asked for, in ms. */
+    /** For `wait_too_long` (and `quota` when a reset time is named): the wait, in ms. */
     waitMs?: number;
   };
 
@@ -114,8 +114,10 @@ export function backoffMs(
  *
  * - HTTP 408/429/500/502/503/504/529: retried up to `maxAttempts`, waiting what the provider asked
  *   for (`retryAfterMs`) or else the backoff. A wait beyond `retryAfterCapMs` gives up at once
- *   (`wait_too_long`), as does an exhausted quota that names no wait (`quota`). Other statuses:
- *   `not_retryable`.
+ *   (`wait_too_long`). Other statuses: `not_retryable`.
+ * - A used-up quota or balance (`quotaExhausted`, any status) gives up at once (`quota`, with the
+ *   named reset as `waitMs`), unless a retryable status names a wait within `retryAfterCapMs`
+ *   (a per-minute quota).
  * - `unreachable`: at most `quickRetries` retries after `baseMs / 4 × n`.
  * - `transient`: retried with the backoff. `fatal`: `not_retryable`.
  *
@@ -141,12 +143,18 @@ export function decideRetry(
   const exhausted = state.attempt >= options.maxAttempts;
   switch (failure.type) {
     case "http": {
-      if (!RETRYABLE_STATUSES.has(failure.status)) return { type: "give_up", why: "not_retryable" };
       const asked = failure.retryAfterMs;
+      const retryable = RETRYABLE_STATUSES.has(failure.status);
+      if (
+        failure.quotaExhausted &&
+        (!retryable || asked === undefined || asked > options.retryAfterCapMs)
+      ) {
+        return { type: "give_up", why: "quota", ...(asked !== undefined ? { waitMs: asked } : {}) };
+      }
+      if (!retryable) return { type: "give_up", why: "not_retryable" };
       if (asked !== undefined && asked > options.retryAfterCapMs) {
         return { type: "give_up", why: "wait_too_long", waitMs: asked };
       }
-      if (failure.quotaExhausted && asked === undefined) return { type: "give_up", why: "quota" };
       if (exhausted) return { type: "give_up", why: "exhausted" };
       return { type: "retry", waitMs: asked ?? backoffMs(state.attempt, options, random) };
     }

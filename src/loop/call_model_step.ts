@@ -14,7 +14,8 @@ import { withPlan } from "./with_plan.ts";
 
 /** What follows a model turn. */
 export type AfterModelStep =
-  | { type: "run_tools"; message: AssistantMessage }
+  /** `outputCut`: the reply ended at the output limit (`finish_reason: "length"`). */
+  | { type: "run_tools"; message: AssistantMessage; outputCut?: true }
   | { type: "final_output"; text: string | null };
 
 /**
@@ -105,7 +106,11 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
     tool_call_count: toolCalls.length,
     finish_reason: response.finishReason,
   });
-  if (toolCalls.length > 0) return { type: "run_tools", message };
+  if (toolCalls.length > 0) {
+    return response.finishReason === "length"
+      ? { type: "run_tools", message, outputCut: true }
+      : { type: "run_tools", message };
+  }
   context.emit("iteration_completed", {
     input_tokens: context.stats.inputTokens,
     output_tokens: context.stats.outputTokens,

@@ -15,6 +15,15 @@ export type PreparedCall =
   | { invocation: ToolInvocation; tool: ResolvedTool }
   | { refusal: ToolResult };
 
+/** Options for {@linkcode prepareToolCall}. */
+export interface PrepareToolCallOptions {
+  /**
+   * The reply that holds the call ended at the model's output limit (`finish_reason:
+   * "length"`): arguments that are not valid JSON are reported as cut off. @default false
+   */
+  outputCut?: boolean;
+}
+
 /**
  * Parse and validate a tool call against the run's tools: the one lookup and the one validation
  * of the call (the invocation carries the tool's catalogue entry on, so the broker does neither
@@ -22,6 +31,7 @@ export type PreparedCall =
  *
  * @param call the model's tool call
  * @param tools the run's tools
+ * @param options whether the reply was cut at the output limit
  * @returns `{ invocation, tool }` when the call may run (its arguments are the schema's output,
  *   defaults applied), else `{ refusal }`: a result for the model saying what was wrong and how to
  *   call the tool correctly
@@ -37,7 +47,11 @@ export type PreparedCall =
  * if (!("refusal" in out) || out.refusal.ok) throw new Error("should be refused");
  * ```
  */
-export async function prepareToolCall(call: ToolCall, tools: ToolSet): Promise<PreparedCall> {
+export async function prepareToolCall(
+  call: ToolCall,
+  tools: ToolSet,
+  options: PrepareToolCallOptions = {},
+): Promise<PreparedCall> {
   const name = call.function.name;
   const tool = tools.get(name);
   if (!tool) {
@@ -55,6 +69,18 @@ export async function prepareToolCall(call: ToolCall, tools: ToolSet): Promise<P
   try {
     parsed = JSON.parse(call.function.arguments || "{}");
   } catch (error) {
+    if (options.outputCut) {
+      // Issue 14, case 11: say why the JSON broke off, so the model sends less, not the same.
+      return refuse(
+        "invalid_arguments",
+        `The arguments of this ${name} call were cut off: your reply reached the output token ` +
+          `limit (finish_reason "length") after ${call.function.arguments.length} characters ` +
+          `of arguments, so they are not valid JSON (${
+            (error as Error).message
+          }) and the call was not run. Send a shorter call: split large content over several ` +
+          `calls (e.g. write a file in parts) or leave long text out of the arguments.`,
+      );
+    }
     return refuse(
       "invalid_arguments",
       `The arguments of this ${name} call are not valid JSON (${

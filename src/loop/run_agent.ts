@@ -107,7 +107,7 @@ export type RunOutcome =
 
 type NextStep =
   | { type: "call_model" }
-  | { type: "run_tools"; message: Extract<ChatMessage, { role: "assistant" }> }
+  | { type: "run_tools"; message: Extract<ChatMessage, { role: "assistant" }>; outputCut?: true }
   | { type: "final_output"; text: string | null }
   | { type: "budget_exceeded"; breach: BudgetBreach };
 
@@ -187,6 +187,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
           await runToolsStep(context, step.message, {
             runnable: batch.runnable,
             refusal: batch.breach && notRun(batch.breach),
+            outputCut: step.outputCut,
           });
           const stall = stalls.observe(calls.slice(0, batch.runnable));
           if (stall && !batch.breach) await addStallHint(context, stall);

@@ -25,6 +25,11 @@ export interface RunToolsStepOptions {
   runnable?: number;
   /** The result of a call beyond `runnable`. */
   refusal?: ToolResult;
+  /**
+   * The reply ended at the model's output limit (`finish_reason: "length"`): a call whose
+   * arguments are not valid JSON is refused as cut off, not only as invalid. @default false
+   */
+  outputCut?: boolean;
 }
 
 /**
@@ -52,7 +57,7 @@ export async function runToolsStep(
   const prepared: PreparedCall[] = await Promise.all(
     calls.map((call, index) =>
       index < runnable || !options.refusal
-        ? prepareToolCall(call, context.tools)
+        ? prepareToolCall(call, context.tools, { outputCut: options.outputCut })
         : { refusal: options.refusal }
     ),
   );

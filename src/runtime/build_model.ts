@@ -7,6 +7,8 @@
 import { basename, dirname, join } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import type { OdekConfig } from "../config/odek_config.ts";
+import { resolveApiKey } from "../config/resolve_api_key.ts";
+import { resolveProvider } from "../config/resolve_provider.ts";
 import { isInside } from "../config/validate_workspace.ts";
 import type { Clock } from "../llm/clock.ts";
 import type { Model } from "../llm/model.ts";
@@ -45,6 +47,8 @@ export function openAIModelFor(spec: ModelSpec): Model {
     baseURL: spec.baseUrl,
     apiKey: spec.apiKey ?? "odek-no-key",
     model: spec.model,
+    // The preset's quirks (docs/model_client.md): named by `provider`, or found by the base URL.
+    quirks: resolveProvider({ provider: config.provider, baseUrl: spec.baseUrl }).quirks,
     requestTimeoutMs: config.timeouts.requestSeconds * 1000,
     connectTimeoutMs: config.timeouts.connectSeconds * 1000,
     streamIdleTimeoutMs: config.timeouts.streamIdleSeconds * 1000,
@@ -98,9 +102,15 @@ export async function buildModel(settings: Settings, options: BuildModelOptions)
   // The default client needs a key for a remote endpoint; an injected factory decides itself.
   const needsKey = options.factory === openAIModelFor && !options.replay;
   if (needsKey && !apiKey && !isLoopbackUrl(options.baseUrl)) {
+    const { searched } = resolveApiKey(
+      {},
+      resolveProvider({ provider: config.provider, baseUrl: options.baseUrl }).preset,
+    );
     throw new OdekError(
       "MISSING_API_KEY",
-      `No API key for ${options.baseUrl}: set ODEK_API_KEY (or OPENAI_API_KEY) in the environment. Keys are never read from flags or config files.`,
+      `No API key for ${options.baseUrl}: set ${
+        searched.join(", ")
+      } (the first one set is used) in the environment. Keys are never read from flags or config files.`,
     );
   }
   return await options.factory({

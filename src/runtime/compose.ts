@@ -18,6 +18,8 @@ import type { ConfigLayer, OdekConfig } from "../config/odek_config.ts";
 import type { TrustLevel } from "../config/trust_level.ts";
 import { type OdekPaths, resolveOdekPaths } from "../config/odek_paths.ts";
 import { resolveConfig } from "../config/resolve_config.ts";
+import { resolveApiKey } from "../config/resolve_api_key.ts";
+import { resolveProvider } from "../config/resolve_provider.ts";
 import { isInside, validateWorkspace } from "../config/validate_workspace.ts";
 import { type AddDir, parseAddDir, validateAddDirs } from "../config/add_dirs.ts";
 import {
@@ -52,7 +54,7 @@ export interface SettingsInput {
 export interface Settings {
   paths: OdekPaths;
   config: OdekConfig;
-  /** From `ODEK_API_KEY` or `OPENAI_API_KEY`; never logged, never passed to a child. */
+  /** `ODEK_API_KEY`, the preset's variable, `OPENAI_API_KEY` (`resolveApiKey`); never logged. */
   apiKey: string | undefined;
   /**
    * The one redactor of every sink: the API key, a base-URL password and secret-named environment
@@ -76,7 +78,7 @@ export async function loadSettings(input: SettingsInput): Promise<Settings> {
   // ODEK_HOME must exist before any sandbox is rendered: a missing protected root cannot be
   // hidden, and the session journal is about to be created in it.
   await Deno.mkdir(paths.sessionsDir, { recursive: true, mode: 0o700 });
-  const apiKey = input.apiKey || env.ODEK_API_KEY || env.OPENAI_API_KEY || undefined;
+  const apiKey = input.apiKey || resolveApiKey(env, resolveProvider(config).preset).key;
   const urlPassword = passwordOf(config.baseUrl);
   const redact = createRedactor([
     ...(apiKey ? [apiKey] : []),

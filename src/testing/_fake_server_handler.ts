@@ -14,6 +14,7 @@ import {
 } from "./_scripted_chunks.ts";
 import { sleep } from "./_sleep.ts";
 import { contextLengthErrorBody, countRequestTokens } from "./_request_tokens.ts";
+import { strictHistoryRefusal } from "./_strict_history.ts";
 
 /** What the handler needs from the server around it. */
 export interface FakeHandlerState {
@@ -27,6 +28,10 @@ export interface FakeHandlerState {
   onRequest: () => void;
   /** Refuse requests over this many tokens with the context-length 400. @default no limit */
   contextWindow?: number;
+  /** Refuse histories a strict provider refuses, with a 400. @default false */
+  strict?: boolean;
+  /** What `GET /v1/models` lists. @default one model, `fake-model` */
+  models?: readonly (string | { id: string; [key: string]: unknown })[];
 }
 
 /** Creates the fetch-style handler; the chat-request counter lives in its closure. */
@@ -36,8 +41,13 @@ export function createFakeHandler(state: FakeHandlerState): (req: Request) => Pr
     state.onRequest();
     const path = new URL(req.url).pathname.replace(/\/+$/, "");
     if (req.method === "GET" && path === "/v1/models") {
-      const model = { id: "fake-model", object: "model", created: 0, owned_by: "odek-fake" };
-      return json(200, { object: "list", data: [model] });
+      const data = (state.models ?? ["fake-model"]).map((model) => ({
+        object: "model",
+        created: 0,
+        owned_by: "odek-fake",
+        ...(typeof model === "string" ? { id: model } : model),
+      }));
+      return json(200, { object: "list", data });
     }
     if (req.method !== "POST" || path !== "/v1/chat/completions") {
       return errorJson(404, `fake server: no route for ${req.method} ${path}`);
@@ -59,9 +69,24 @@ export function createFakeHandler(state: FakeHandlerState): (req: Request) => Pr
     // An oversize request is refused before it uses a scripted turn, as a provider would.
     if (state.contextWindow !== undefined && recorded.promptTokens > state.contextWindow) {
       recorded.refused = true;
+      recorded.refusal = "context_length_exceeded";
       return new Response(contextLengthErrorBody(state.contextWindow, recorded.promptTokens), {
         status: 400,
         headers: { "content-type": "application/json" },
+      });
+    }
+    // A history a strict provider refuses never reaches the script (issue 14's strict mode).
+    const refusal = state.strict ? strictHistoryRefusal(parsed as JsonObject) : undefined;
+    if (refusal) {
+      recorded.refused = true;
+      recorded.refusal = refusal.message;
+      return json(400, {
+        error: {
+          message: refusal.message,
+          type: "invalid_request_error",
+          param: refusal.param,
+          code: null,
+        },
       });
     }
     const index = chatCount++;

@@ -94,6 +94,13 @@ export function scriptedChunks(turn: ScriptedTurn, ctx: ChunkContext): ScriptedC
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
   });
   const body: JsonObject[] = [chunk({ role: "assistant", content: "" })];
+  if (turn.deltas) {
+    return {
+      body: [...body, ...turn.deltas.map((delta) => chunk(delta))],
+      finish: chunk({}, finishReasonOf(turn)),
+      usage: { ...envelope, model: ctx.model, choices: [], usage: usageOf(turn, ctx.promptTokens) },
+    };
+  }
   for (const piece of splitText(turn.reasoning ?? "")) {
     body.push(chunk({ content: null, reasoning_content: piece }));
   }

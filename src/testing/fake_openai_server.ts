@@ -70,6 +70,12 @@ export interface ScriptedTurn {
   chunkDelayMs?: number;
   /** Answer with this fault instead of a normal turn. */
   fault?: Fault;
+  /**
+   * Raw choice-0 deltas, streamed one per chunk after the role chunk instead of the ones built
+   * from `reasoning`, `text` and `toolCalls` (for provider quirks such as two calls on one
+   * `index`), then the finish chunk. Streamed answers only.
+   */
+  deltas?: Record<string, unknown>[];
 }
 
 /** A chat-completions request the fake server received. */
@@ -87,8 +93,13 @@ export interface RecordedRequest {
    * Reported as `usage.prompt_tokens` unless the turn sets its own usage.
    */
   promptTokens: number;
-  /** Set when the request was refused as over `contextWindow` (it used no scripted turn). */
+  /**
+   * Set when the request was refused before it used a scripted turn: as over `contextWindow`, or
+   * by strict mode.
+   */
   refused?: true;
+  /** Why: `context_length_exceeded`, or the strict-mode message (HTTP 400). */
+  refusal?: string;
 }
 
 /** Options for {@linkcode startFakeOpenAIServer}. */
@@ -112,6 +123,19 @@ export interface FakeOpenAIServerOptions {
    * @default no limit
    */
   contextWindow?: number;
+  /**
+   * Behave like a strict provider: a request whose history has a tool call without its result,
+   * a result without its call, a repeated tool-call id, or an `arguments` that is not a JSON
+   * object is refused with HTTP 400 and an OpenAI-style `invalid_request_error`, without using a
+   * scripted turn (see {@linkcode RecordedRequest.refusal}). @default false
+   */
+  strict?: boolean;
+  /**
+   * The models `GET /v1/models` lists: ids, or objects merged over
+   * `{object: "model", created: 0, owned_by: "odek-fake"}` (e.g. with a `context_length`).
+   * @default ["fake-model"]
+   */
+  models?: readonly (string | { id: string; [key: string]: unknown })[];
 }
 
 /** A running fake server. */
@@ -197,6 +221,8 @@ export async function startFakeOpenAIServer(
     closing: closing.signal,
     onRequest: armIdleTimer,
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+    ...(options.strict ? { strict: true } : {}),
+    ...(options.models ? { models: options.models } : {}),
   });
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({

@@ -33,7 +33,7 @@ Deno.test("odek run: no API key with a non-loopback base URL fails before any re
   assert.equal(result.code, 1);
   assert.match(
     result.stderr,
-    /^odek: No API key for https:\/\/api\.example\.com\/v1: set ODEK_API_KEY \(or OPENAI_API_KEY\)/,
+    /^odek: No API key for https:\/\/api\.example\.com\/v1: set ODEK_API_KEY, OPENAI_API_KEY \(the first one set is used\)/,
   );
   const list = await fx.run(["sessions", "list"]);
   assert.match(list.stdout, /No sessions yet/);

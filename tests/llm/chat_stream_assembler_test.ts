@@ -111,3 +111,106 @@ Deno.test("ChatStreamAssembler counts negative or fractional usage from a hostil
   assembler.push({ choices: [], usage: { prompt_tokens: -1e15, completion_tokens: 2.6 } });
   assert.deepEqual(assembler.finish().usage, { inputTokens: 0, outputTokens: 3 });
 });
+
+/** The calls of a stream of tool-call deltas (one per chunk), finished with `tool_calls`. */
+function assemble(deltas: unknown[], iteration = 1) {
+  const started: ModelDelta[] = [];
+  const assembler = new ChatStreamAssembler({ iteration, onDelta: (d) => started.push(d) });
+  for (const delta of deltas) assembler.push(chunk({ tool_calls: [delta] }));
+  assembler.push(chunk({}, "tool_calls"));
+  const calls = assembler.finish().message.tool_calls ?? [];
+  return {
+    calls: calls.map((c) => [c.id, c.function.name, c.function.arguments]),
+    started,
+  };
+}
+
+Deno.test("ChatStreamAssembler (issue 14, case 1): a new id on index 0 starts a second call", () => {
+  const { calls, started } = assemble([
+    { index: 0, id: "c1", function: { name: "read_file", arguments: '{"path":"a.txt"}' } },
+    { index: 0, id: "c2", function: { name: "file_info", arguments: '{"path":"b.txt"}' } },
+  ]);
+  assert.deepEqual(calls, [
+    ["c1", "read_file", '{"path":"a.txt"}'],
+    ["c2", "file_info", '{"path":"b.txt"}'],
+  ]);
+  assert.deepEqual(started.map((d) => d.type === "tool_call" && d.name), [
+    "read_file",
+    "file_info",
+  ]);
+});
+
+Deno.test("ChatStreamAssembler (issue 14, case 1): a name after complete arguments on the same index starts a second call", async (t) => {
+  await t.step("another tool, no ids, arguments streamed in pieces", () => {
+    const { calls } = assemble([
+      { index: 0, function: { name: "read_file", arguments: "" } },
+      { index: 0, function: { arguments: '{"path":' } },
+      { index: 0, function: { arguments: '"a.txt"}' } },
+      { index: 0, function: { name: "file_info", arguments: "" } },
+      { index: 0, function: { arguments: '{"path":"b.txt"}' } },
+    ], 3);
+    assert.deepEqual(calls, [
+      ["it3-call0", "read_file", '{"path":"a.txt"}'],
+      ["it3-call1", "file_info", '{"path":"b.txt"}'],
+    ]);
+  });
+  await t.step("the same tool again, its arguments on the naming chunk", () => {
+    const { calls } = assemble([
+      { index: 0, function: { name: "read_file", arguments: '{"path":"a.txt"}' } },
+      { index: 0, function: { name: "read_file", arguments: '{"path":"b.txt"}' } },
+    ]);
+    assert.deepEqual(calls, [
+      ["it1-call0", "read_file", '{"path":"a.txt"}'],
+      ["it1-call1", "read_file", '{"path":"b.txt"}'],
+    ]);
+  });
+  await t.step("a later index still sorts after both", () => {
+    const { calls } = assemble([
+      { index: 0, id: "a", function: { name: "glob", arguments: '{"pattern":"*"}' } },
+      { index: 1, id: "z", function: { name: "shell", arguments: '{"command":"ls"}' } },
+      { index: 0, id: "b", function: { name: "grep", arguments: '{"pattern":"x"}' } },
+    ]);
+    assert.deepEqual(calls.map((c) => c[0]), ["a", "b", "z"]);
+  });
+});
+
+Deno.test("ChatStreamAssembler (issue 14, case 1): a name restated on every chunk of one call is one call", async (t) => {
+  await t.step("with the id on every chunk", () => {
+    const pieces = ["", '{"pa', 'th":"a', '.txt"}', ""];
+    const { calls, started } = assemble(
+      pieces.map((p) => ({ index: 0, id: "c1", function: { name: "read_file", arguments: p } })),
+    );
+    assert.deepEqual(calls, [["c1", "read_file", '{"path":"a.txt"}']]);
+    assert.equal(started.length, 1);
+  });
+  await t.step(
+    "without ids, and a trailing name-only chunk after the arguments are complete",
+    () => {
+      const pieces = ['{"path"', ':"a.txt"', "}", ""];
+      const { calls } = assemble(
+        pieces.map((p) => ({ index: 0, function: { name: "read_file", arguments: p } })),
+      );
+      assert.deepEqual(calls, [["it1-call0", "read_file", '{"path":"a.txt"}']]);
+    },
+  );
+  await t.step("without an index either", () => {
+    const { calls } = assemble([
+      { id: "c1", function: { name: "read_file", arguments: '{"path":' } },
+      { id: "c1", function: { name: "read_file", arguments: '"a.txt"}' } },
+    ]);
+    assert.deepEqual(calls, [["c1", "read_file", '{"path":"a.txt"}']]);
+  });
+});
+
+Deno.test("ChatStreamAssembler (issue 14, case 3): empty or whitespace-only arguments are {}", () => {
+  const { calls } = assemble([
+    { index: 0, id: "a", function: { name: "git_status", arguments: "   \n " } },
+    { index: 1, id: "b", function: { name: "list_jobs" } },
+    { index: 2, id: "c", function: { name: "glob", arguments: ' {"pattern":"*"} ' } },
+  ]);
+  assert.deepEqual(calls, [
+    ["a", "git_status", "{}"],
+    ["b", "list_jobs", "{}"],
+    ["c", "glob", ' {"pattern":"*"} '],
+  ]);
+});

@@ -53,3 +53,22 @@ Deno.test("messageRetryHintMs() reads the wait a provider names in its message",
   assert.equal(messageRetryHintMs("Quota exceeded. Please retry in 13.5s."), 13_500);
   assert.equal(messageRetryHintMs("You exceeded your current quota"), undefined);
 });
+
+Deno.test("messageRetryHintMs() reads spoken waits and reset moments (issue 14, case 4)", () => {
+  const now = Date.UTC(2026, 0, 1);
+  const cases: [string, number | undefined][] = [
+    ["You exceeded your daily quota. Your quota will reset in 12 hours.", 12 * 3_600_000],
+    ["Rate limited. Please retry after 2 minutes and 30 seconds.", 150_000],
+    ["Limit reached; try again in an hour", 3_600_000],
+    ["Please try again in 1.5 s.", 1500],
+    ["The limit will be lifted in 3 days.", 3 * 86_400_000],
+    ["Your quota resets at 2026-01-01T06:00:00Z.", 6 * 3_600_000],
+    ["Quota resets at 2025-12-31T00:00:00Z.", undefined],
+    ["Try again in a few minutes.", undefined],
+    ["Your quota resets at midnight.", undefined],
+  ];
+  for (const [message, expected] of cases) {
+    assert.equal(messageRetryHintMs(message, now), expected, message);
+  }
+  assert.equal(messageRetryHintMs("Your quota resets at 2026-01-01T06:00:00Z."), undefined);
+});

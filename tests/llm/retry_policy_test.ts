@@ -124,3 +124,30 @@ Deno.test("decideRetry() with maxAttempts 1 never retries", () => {
     "give_up",
   );
 });
+
+Deno.test("decideRetry() fails fast on a used-up quota at any status, keeping a named reset", () => {
+  const start = { attempt: 1, quickRetriesUsed: 0 };
+  assert.deepEqual(
+    decideRetry({ type: "http", status: 402, quotaExhausted: true }, start, POLICY, 0.5),
+    { type: "give_up", why: "quota" },
+  );
+  assert.deepEqual(
+    decideRetry(
+      { type: "http", status: 429, quotaExhausted: true, retryAfterMs: 43_200_000 },
+      start,
+      POLICY,
+      0.5,
+    ),
+    { type: "give_up", why: "quota", waitMs: 43_200_000 },
+  );
+  assert.deepEqual(
+    decideRetry(
+      { type: "http", status: 400, quotaExhausted: true, retryAfterMs: 5000 },
+      start,
+      POLICY,
+      0.5,
+    ),
+    { type: "give_up", why: "quota", waitMs: 5000 },
+    "a short wait helps only on a retryable status",
+  );
+});
