@@ -8,6 +8,7 @@
 import { relative } from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
+import { openVerified } from "./_open_verified.ts";
 import { ToolFailure } from "./_protocol.ts";
 import { resolveReadTarget } from "./_resolve_target.ts";
 import { binaryReason, splitLines } from "./_text_file.ts";
@@ -130,7 +131,7 @@ async function searchOne(
   try {
     const info = await Deno.stat(real);
     if (!info.isFile || info.size > MAX_SEARCHED_FILE_BYTES) return null;
-    file = await Deno.open(real, { read: true });
+    file = (await openVerified(real, real)).file; // a link swapped in is skipped, never read
   } catch {
     return null;
   }

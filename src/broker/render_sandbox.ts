@@ -5,8 +5,10 @@
  */
 import { dirname, isAbsolute, normalize } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
+import { pinKey, type PinnedPath } from "../_util/pin_path.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { EGRESS_LAUNCHER } from "./_egress_launcher.ts";
+import { CLOSE_DESCRIPTORS, type MountCheck, sandboxCheckArgv } from "./_sandbox_check.ts";
 
 /** Where and how sandboxes are built. Every path is absolute and already realpathed. */
 export interface SandboxContext {
@@ -73,6 +75,14 @@ export interface SandboxContext {
    * `seccompFile` is used, and the egress socket cannot be reached.
    */
   seccompEgressFile?: string | null;
+  /**
+   * Pins every bind source while the sandbox is rendered (`pinPath` from `src/_util/pin_path.ts`;
+   * `null` when nothing is there): each bind then gets a check inside the sandbox, before the
+   * call's program runs, that what bwrap mounted at its destination is the pinned object (see
+   * `_sandbox_check.ts`). Absent: no mount check (unit tests of the renderer); descriptors above
+   * 2 are closed either way. @default no pinning
+   */
+  pin?: (path: string) => PinnedPath | null;
 }
 
 /** {@linkcode SandboxContext.tmpfsMaxBytes} when absent (1 GiB). */
@@ -252,7 +262,9 @@ export function renderSandbox(
     inner.push(checked(command.entry));
     if (egress) inner.push(`--egress-socket=${socket}`);
   }
-  if (c.mode === "none" || (c.bwrapPath === null && toolChild)) return { argv: inner, env };
+  if (c.mode === "none" || (c.bwrapPath === null && toolChild)) {
+    return { argv: ["/bin/bash", "-c", CLOSE_DESCRIPTORS, "odek-fds", ...inner], env };
+  }
   if (c.mode === "docker" && !toolChild) {
     throw new RangeError("In docker mode programs are rendered by renderDockerRun()");
   }
@@ -302,7 +314,14 @@ export function renderSandbox(
     "--unshare-all",
     "--unshare-net",
   ];
-  argv.push("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  const tmpfsBytes = c.tmpfsMaxBytes ?? DEFAULT_TMPFS_MAX_BYTES;
+  if (!Number.isSafeInteger(tmpfsBytes) || tmpfsBytes < HIDE_TMPFS_BYTES) {
+    throw new RangeError(`tmpfsMaxBytes must be an integer of at least 1 MiB, not ${tmpfsBytes}`);
+  }
+  // A fresh /dev, read-only but for its device nodes, with /dev/shm a capped tmpfs of its own.
+  argv.push("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev");
+  argv.push("--size", String(tmpfsBytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev");
+  argv.push("--proc", "/proc");
   // The fresh /proc's kernel knobs are writable by a sandbox whose user is root, with no
   // capability at all (their owner is root): core_pattern runs a program on the host.
   argv.push("--ro-bind", "/proc/sys", "/proc/sys");
@@ -313,20 +332,37 @@ export function renderSandbox(
   const seccomp = egress && c.seccompEgressFile ? c.seccompEgressFile : c.seccompFile;
   const filter = seccomp ? checked(seccomp) : "";
   if (filter !== "") argv.push("--seccomp", "3");
-  const tmpfsBytes = c.tmpfsMaxBytes ?? DEFAULT_TMPFS_MAX_BYTES;
-  if (!Number.isSafeInteger(tmpfsBytes) || tmpfsBytes < HIDE_TMPFS_BYTES) {
-    throw new RangeError(`tmpfsMaxBytes must be an integer of at least 1 MiB, not ${tmpfsBytes}`);
-  }
+  const checks: MountCheck[] = [];
   for (const [op, path, , dest] of mounts) {
     if (op === HIDE_FILE) argv.push("--ro-bind", "/dev/null", path);
-    else if (op !== "--tmpfs") argv.push(op, path, dest ?? path);
-    else {
+    else if (op !== "--tmpfs") {
+      const pin = c.pin?.(path);
+      if (pin === null && op === "--ro-bind-try") continue; // nothing there: nothing to bind
+      if (pin === null) {
+        throw new OdekError(
+          "PATH_CHANGED",
+          `Cannot mount ${path} in the sandbox: it does not exist (any more). Something removed or renamed it after odek checked it; nothing was run.`,
+        );
+      }
+      const mode = op === "--bind" ? "rw" : "ro";
+      if (pin) checks.push({ dest: dest ?? path, source: path, mode, pin: pinKey(pin) });
+      argv.push(pin ? (mode === "rw" ? "--bind" : "--ro-bind") : op, path, dest ?? path);
+    } else {
       // tmpfs lives in RAM: /tmp and the home get the configured cap, hiding ones next to none.
       const size = path === "/tmp" || path === checked(c.home) ? tmpfsBytes : HIDE_TMPFS_BYTES;
       argv.push("--size", String(size), op, path);
     }
   }
-  argv.push("--chdir", cwd, "--", ...inner);
+  // The working directory is checked too: a workspace covered by a writable parent has no bind.
+  const cwdPin = isolated ? undefined : c.pin?.(cwd);
+  if (cwdPin === null) {
+    throw new OdekError(
+      "PATH_CHANGED",
+      `Cannot start the sandbox in ${cwd}: it does not exist (any more); nothing was run.`,
+    );
+  }
+  const start = { path: isolated ? "" : cwd, pin: cwdPin ? pinKey(cwdPin) : "" };
+  argv.push("--chdir", cwd, "--", ...sandboxCheckArgv(checks, start, inner));
   const limit = toolChild ? null : c.pidsCgroup ?? null;
   const max = c.maxProcesses ?? DEFAULT_MAX_PROCESSES;
   if (!Number.isSafeInteger(max) || max < 8) {

@@ -115,6 +115,9 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       ...(reason !== undefined ? { reason } : {}),
     }, scope));
   });
+  const stopRefusals = options.broker.onSandboxRefusal?.(({ callId, name, reason }) => {
+    emit(makeRunEvent("sandbox_refused", { call_id: callId, name, reason }, scope));
+  });
   if (session.repairedToolCallIds.length > 0) {
     emit(
       makeRunEvent("session_repaired", { tool_call_ids: [...session.repairedToolCallIds] }, scope),
@@ -194,6 +197,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     renderer?.close();
     removers.forEach((remove) => remove());
     stopEgress?.();
+    stopRefusals?.();
     await options.broker.close();
     await session.close();
     await closeEvents(options.events, io);

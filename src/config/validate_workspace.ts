@@ -31,8 +31,9 @@ export interface ValidateWorkspaceOptions {
 
 /**
  * Check that `path` is a usable workspace and return its real path. The checks, a few syscalls in
- * all: it exists; the path as written is not a symlink (`lstat`); it is a directory; it does not
- * overlap a protected root in either direction (the workspace inside a root, or a root inside the
+ * all: it exists; the path as written is not a symlink (`lstat`); it is a directory; its real path
+ * leads to that same directory (device and inode, so a rename racing the check is refused); it
+ * does not overlap a protected root in either direction (the workspace inside a root, or a root inside the
  * workspace), comparing the paths as written (made absolute and normalised) and after resolving
  * links. A protected root that does not exist yet is resolved through its nearest existing
  * ancestor. Nothing is created or changed.
@@ -92,6 +93,15 @@ export async function validateWorkspace(
     fail("it is not a directory", `Pass a directory with ${flag}.`);
   }
   const real = await Deno.realPath(written);
+  // The real path must lead to the directory lstat saw: a path swapped for a symlink between the
+  // two (a concurrent rename) would otherwise validate one directory and return another.
+  const resolved = await Deno.lstat(real).catch(() => null);
+  if (resolved?.dev !== info.dev || resolved?.ino !== info.ino || !resolved.isDirectory) {
+    fail(
+      `it changed while it was checked (it now resolves to ${real}, which is not the directory found at ${written})`,
+      "Something renamed or replaced it meanwhile; try again once it stays in place.",
+    );
+  }
   const overlap = await findOverlap([written, real], options.protectedRoots);
   if (overlap?.how === "inside") {
     fail(

@@ -1,0 +1,143 @@
+/**
+ * The first program of every bwrap sandbox (private to `broker/`): before anything of the call
+ * runs it closes every inherited descriptor above 2 and checks that each bind mount is the one the
+ * core validated, then `exec`s the call's program. See docs/security.md, "Races".
+ *
+ * @module
+ */
+
+/** What every failed check prints first on stderr (the broker turns it into a refusal). */
+export const SANDBOX_CHECK_MARKER = "odek: sandbox check failed:";
+
+/** Exit code of a sandbox whose check failed (nothing of the call ran). */
+export const SANDBOX_CHECK_EXIT = 125;
+
+/** One bind mount to verify inside the sandbox. */
+export interface MountCheck {
+  /** Where it is mounted inside the sandbox (absolute, normalised). */
+  dest: string;
+  /** The host path the core validated and pinned (the bind's source). */
+  source: string;
+  /** Whether the mount must be read-only or writable. */
+  mode: "ro" | "rw";
+  /** The pinned identity, `dev:ino` (see `pinKey`). */
+  pin: string;
+}
+
+/**
+ * The check, run by `/bin/bash -c` inside the sandbox with `$1` = the number of checks, then
+ * `dest source mode pin` for each, then the expected working directory and its pin (each may be
+ * empty), then the argv to exec. It needs only bash builtins and one `stat`:
+ *
+ * 1. every descriptor above 2 is closed (a descriptor odek inherited from its own parent, on
+ *    `ODEK_HOME` or a pipe, would otherwise be usable through `/proc/self/fd/N`);
+ * 2. for each mount: no component of `dest` is a symlink; `/proc/self/mountinfo` has a mount at
+ *    `dest` (the top one) with the right `ro`/`rw` flag, whose root — the kernel's own path of the
+ *    mounted object inside its file system — is `source` (resolved through the host mount that
+ *    holds it), so a source swapped for a symlink while bwrap mounted it, or a mount that landed
+ *    elsewhere because a component of `dest` was swapped, is caught;
+ * 3. `stat` of every `dest` gives the pinned `dev:ino`;
+ * 4. the working directory is the expected one: no component of its path is a symlink,
+ *    `[ . -ef dir ]`, and (when pinned) its `dev:ino` is the workspace's pin.
+ *
+ * Any failure prints {@linkcode SANDBOX_CHECK_MARKER} and the reason on stderr and exits with
+ * {@linkcode SANDBOX_CHECK_EXIT} before the call's program starts.
+ */
+export const SANDBOX_CHECK =
+  `fail() { echo "${SANDBOX_CHECK_MARKER} $1; nothing was run" >&2; exit ${SANDBOX_CHECK_EXIT}; }
+[ -d /proc/self/fd ] || fail "no /proc in the sandbox"
+for f in /proc/self/fd/*; do f=\${f##*/}; if [ "$f" -gt 2 ] 2>/dev/null; then eval "exec $f>&-"; fi; done
+n=$1; shift
+esc() { E=\${1//\\\\/\\\\134}; E=\${E// /\\\\040}; }
+nolink() {
+  local rest=\${1#/} q= c
+  while [ -n "$rest" ]; do
+    c=\${rest%%/*}; if [ "$c" = "$rest" ]; then rest=; else rest=\${rest#*/}; fi
+    q=$q/$c; [ -L "$q" ] && fail "$q is a symlink (the sandbox at $1 is not what odek checked)"
+  done
+}
+dests=() pins=()
+if [ "$n" -gt 0 ]; then
+  mp=() ro=() dv=() op=()
+  while read -r _ _ d r m o _; do mp+=("$m") ro+=("$r") dv+=("$d") op+=("$o"); done < /proc/self/mountinfo
+  tops=() srcs=() i=0
+  while [ $i -lt "$n" ]; do
+    d=$1 s=$2 w=$3 p=$4; shift 4
+    nolink "$d"
+    esc "$d"; ed=$E; t=-1 k=0
+    for m in "\${mp[@]}"; do [ "$m" = "$ed" ] && t=$k; k=$((k + 1)); done
+    [ $t -ge 0 ] || fail "nothing is mounted at $d"
+    case \${op[$t]} in "$w"|"$w",*) ;; *) fail "the mount at $d is not $w";; esac
+    tops+=("$t") dests+=("$d") pins+=("$p") srcs+=("$s") i=$((i + 1))
+  done
+  i=0
+  for d in "\${dests[@]}"; do
+    t=\${tops[$i]}; esc "\${srcs[$i]}"; es=$E best=-1 bl=-1 k=0
+    for m in "\${mp[@]}"; do
+      if [ "\${dv[$k]}" = "\${dv[$t]}" ] && [[ " \${tops[*]} " != *" $k "* ]]; then
+        if [ "$m" = / ] || [ "$m" = "$es" ] || [[ $es == "$m"/* ]]; then
+          [ \${#m} -gt $bl ] && best=$k bl=\${#m}
+        fi
+      fi
+      k=$((k + 1))
+    done
+    [ $best -ge 0 ] || fail "the mount at $d comes from no host file system odek knows"
+    m=\${mp[$best]} r=\${ro[$best]}
+    if [ "$m" = / ]; then tail=$es; else tail=\${es#"$m"}; fi
+    if [ "$r" = / ]; then want=\${tail:-/}; else want=$r$tail; fi
+    [ "\${ro[$t]}" = "$want" ] || fail "the mount at $d shows \${ro[$t]}, not \${srcs[$i]}"
+    i=$((i + 1))
+  done
+fi
+c=$1 cp=$2; shift 2
+if [ -n "$c" ]; then
+  nolink "$c"; [ . -ef "$c" ] || fail "the working directory is not $c"
+  if [ -n "$cp" ]; then dests+=(.) pins+=("$cp"); fi
+fi
+if [ \${#dests[@]} -gt 0 ]; then
+  got=$(stat -c '%d:%i' -- "\${dests[@]}") || fail "cannot stat the mounts"
+  want=; for p in "\${pins[@]}"; do want+=$p$'\\n'; done
+  [ "$got" = "\${want%$'\\n'}" ] || fail "the mounts are not the objects odek pinned (\${dests[*]}: $got, pinned \${pins[*]})"
+fi
+exec "$@"`;
+
+/**
+ * The argv that runs {@linkcode SANDBOX_CHECK} and then `argv`.
+ *
+ * @param checks the mounts to verify
+ * @param cwd the expected working directory and its pin (`dev:ino`), each `""` for none
+ * @param argv the call's program
+ * @returns `/bin/bash -c <check> odek-check …`
+ *
+ * @example
+ * ```ts
+ * import { sandboxCheckArgv } from "./_sandbox_check.ts";
+ * const argv = sandboxCheckArgv([], { path: "", pin: "" }, ["true"]);
+ * if (argv[0] !== "/bin/bash" || argv.at(-1) !== "true") throw new Error(argv.join(" "));
+ * ```
+ */
+export function sandboxCheckArgv(
+  checks: readonly MountCheck[],
+  cwd: { path: string; pin: string },
+  argv: readonly string[],
+): string[] {
+  const out = [
+    "/bin/bash",
+    "-c",
+    SANDBOX_CHECK,
+    "odek-check",
+    String(checks.length),
+  ];
+  for (const check of checks) {
+    out.push(check.dest, check.source, check.mode, check.pin);
+  }
+  return [...out, cwd.path, cwd.pin, ...argv];
+}
+
+/**
+ * Outside bwrap (`sandbox: "none"`, or a tool child without bwrap): only the descriptors are
+ * closed before `exec`.
+ */
+export const CLOSE_DESCRIPTORS =
+  `for f in /proc/self/fd/*; do f=\${f##*/}; if [ "$f" -gt 2 ] 2>/dev/null; then eval "exec $f>&-"; fi; done
+exec "$@"`;
