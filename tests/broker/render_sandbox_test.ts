@@ -316,7 +316,12 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       ...closer,
       "/home/u/.deno/bin/deno",
     ]);
-    assert.deepEqual(renderSandbox(set(), none, PROGRAM).argv, [...closer, "bash", "-c", "echo hi"]);
+    assert.deepEqual(renderSandbox(set(), none, PROGRAM).argv, [
+      ...closer,
+      "bash",
+      "-c",
+      "echo hi",
+    ]);
   });
   await t.step("bwrap missing: a tool child keeps its Deno flags, a program is refused", () => {
     const missing = { ...CONTEXT, bwrapPath: null };
