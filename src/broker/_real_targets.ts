@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { join, resolve } from "node:path";
-import { isInside } from "../config/validate_workspace.ts";
+import { resolve } from "node:path";
+import { trustedRealPath } from "../config/trusted_real_path.ts";
 import type { Verdict } from "../danger/verdict.ts";
 
 /** Options for {@linkcode realTargets}. */
@@ -59,51 +59,15 @@ export async function realTargets(
   workspace: string,
   options: RealTargetsOptions = {},
 ): Promise<Verdict> {
-  const roots = options.protectedRoots ?? [];
-  const trusted = (dir: string) =>
-    dir === options.home || roots.some((root) => isInside(root, dir));
+  const trust = { protectedRoots: options.protectedRoots ?? [], home: options.home };
   const parts = await Promise.all(verdict.parts.map(async (part) => {
-    if (part.riskClass !== "system_write" && part.riskClass !== "destructive") {
-      return part;
-    }
+    if (part.riskClass !== "system_write" && part.riskClass !== "destructive") return part;
     const targets: string[] = [];
     for (const target of part.targets) {
-      const real = await realOrMissing(resolve(workspace, target), trusted);
-      if (real !== null) targets.push(real);
+      const real = await trustedRealPath(resolve(workspace, target), trust).catch(() => null);
+      if (real?.type === "real") targets.push(real.path);
     }
     return { ...part, targets };
   }));
   return { ...verdict, parts };
-}
-
-/** Walk `path` from `/`, following only trusted symlinks; `null` when it cannot be resolved. */
-async function realOrMissing(
-  path: string,
-  trusted: (dir: string) => boolean,
-): Promise<string | null> {
-  let parts = path.split("/").filter(Boolean);
-  let current = "/";
-  let hops = 0;
-  for (let i = 0; i < parts.length;) {
-    const next = join(current, parts[i]);
-    let info: Deno.FileInfo;
-    try {
-      info = await Deno.lstat(next);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) return null;
-      return join(next, ...parts.slice(i + 1)); // the rest does not exist yet
-    }
-    if (info.isSymlink) {
-      if (!trusted(current) || ++hops > 40) return null;
-      const resolved = resolve(current, await Deno.readLink(next));
-      parts = [...resolved.split("/").filter(Boolean), ...parts.slice(i + 1)];
-      current = "/";
-      i = 0;
-      continue;
-    }
-    if (!info.isDirectory && i < parts.length - 1) return null; // a file in the middle
-    current = next;
-    i++;
-  }
-  return current;
 }
