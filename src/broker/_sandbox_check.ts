@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { OdekError } from "../_util/odek_error.ts";
+import { pinKey, type PinnedPath } from "../_util/pin_path.ts";
 
 /** What every failed check prints first on stderr (the broker turns it into a refusal). */
 export const SANDBOX_CHECK_MARKER = "odek: sandbox check failed:";
@@ -141,3 +143,60 @@ export function sandboxCheckArgv(
 export const CLOSE_DESCRIPTORS =
   `for f in /proc/self/fd/*; do f=\${f##*/}; if [ "$f" -gt 2 ] 2>/dev/null; then eval "exec $f>&-"; fi; done
 exec "$@"`;
+
+/**
+ * One bind of `renderSandbox`, pinned: the bwrap arguments, and its check added to `checks`.
+ * Without `pin` (no pinning) the bind is rendered as given. A `--ro-bind-try` whose source is
+ * missing is left out; a missing source of any other bind refuses the sandbox.
+ *
+ * @param pin the context's `pin`
+ * @param op `--bind`, `--ro-bind` or `--ro-bind-try`
+ * @param source the host path
+ * @param dest where it is mounted
+ * @param checks receives the mount's check
+ * @returns the arguments (`[]` for a missing optional source)
+ * @throws {OdekError} `PATH_CHANGED` from `pin`, or when a required source is missing
+ */
+export function pinnedBind(
+  pin: ((path: string) => PinnedPath | null) | undefined,
+  op: string,
+  source: string,
+  dest: string,
+  checks: MountCheck[],
+): string[] {
+  if (pin === undefined) return [op, source, dest];
+  const pinned = pin(source);
+  if (pinned === null && op === "--ro-bind-try") return []; // nothing there: nothing to bind
+  if (pinned === null) {
+    throw new OdekError(
+      "PATH_CHANGED",
+      `Cannot mount ${source} in the sandbox: it does not exist (any more). Something removed or renamed it after odek checked it; nothing was run.`,
+    );
+  }
+  const mode = op === "--bind" ? "rw" : "ro";
+  checks.push({ dest, source, mode, pin: pinKey(pinned) });
+  return [mode === "rw" ? "--bind" : "--ro-bind", source, dest];
+}
+
+/**
+ * The working directory the check expects, pinned (a workspace covered by a writable parent
+ * has no bind of its own, so the mounts alone do not check it).
+ *
+ * @param pin the context's `pin`
+ * @param cwd the workspace
+ * @returns its path and pin (`pin` empty without pinning)
+ * @throws {OdekError} `PATH_CHANGED` from `pin`, or when it is missing
+ */
+export function pinnedStart(
+  pin: ((path: string) => PinnedPath | null) | undefined,
+  cwd: string,
+): { path: string; pin: string } {
+  const pinned = pin?.(cwd);
+  if (pinned === null) {
+    throw new OdekError(
+      "PATH_CHANGED",
+      `Cannot start the sandbox in ${cwd}: it does not exist (any more); nothing was run.`,
+    );
+  }
+  return { path: cwd, pin: pinned ? pinKey(pinned) : "" };
+}

@@ -34,6 +34,9 @@ export interface StandbySpec {
  */
 const SPARES_PER_KEY = 2;
 
+/** Scopes kept ready at most (the most recently used ones). */
+const MAX_KEYS = 8;
+
 /**
  * Up to {@linkcode SPARES_PER_KEY} spare sandboxes per key (the rendered command line,
  * environment and workspace), oldest first. Used by `runShell` in bwrap mode; owned and closed
@@ -66,7 +69,16 @@ export class SandboxStandby {
       else void this.#discard(spare); // dead: its check failed, or it was killed
     }
     child ??= spawn(spec);
-    if (!this.#closed) this.#wanted.set(key, { spec });
+    if (!this.#closed) {
+      this.#wanted.delete(key); // most recently used last
+      this.#wanted.set(key, { spec });
+      // Keys of scopes no longer used (a workspace replaced since: it pins differently) go.
+      for (const old of [...this.#wanted.keys()].slice(0, -MAX_KEYS)) {
+        this.#wanted.delete(old);
+        for (const spare of this.#spares.get(old) ?? []) void this.#discard(spare);
+        this.#spares.delete(old);
+      }
+    }
     return Promise.resolve(child);
   }
 

@@ -5,10 +5,16 @@
  */
 import { dirname, isAbsolute, normalize } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
-import { pinKey, type PinnedPath } from "../_util/pin_path.ts";
+import type { PinnedPath } from "../_util/pin_path.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { EGRESS_LAUNCHER } from "./_egress_launcher.ts";
-import { CLOSE_DESCRIPTORS, type MountCheck, sandboxCheckArgv } from "./_sandbox_check.ts";
+import {
+  CLOSE_DESCRIPTORS,
+  type MountCheck,
+  pinnedBind,
+  pinnedStart,
+  sandboxCheckArgv,
+} from "./_sandbox_check.ts";
 
 /** Where and how sandboxes are built. Every path is absolute and already realpathed. */
 export interface SandboxContext {
@@ -335,33 +341,15 @@ export function renderSandbox(
   const checks: MountCheck[] = [];
   for (const [op, path, , dest] of mounts) {
     if (op === HIDE_FILE) argv.push("--ro-bind", "/dev/null", path);
-    else if (op !== "--tmpfs") {
-      const pin = c.pin?.(path);
-      if (pin === null && op === "--ro-bind-try") continue; // nothing there: nothing to bind
-      if (pin === null) {
-        throw new OdekError(
-          "PATH_CHANGED",
-          `Cannot mount ${path} in the sandbox: it does not exist (any more). Something removed or renamed it after odek checked it; nothing was run.`,
-        );
-      }
-      const mode = op === "--bind" ? "rw" : "ro";
-      if (pin) checks.push({ dest: dest ?? path, source: path, mode, pin: pinKey(pin) });
-      argv.push(pin ? (mode === "rw" ? "--bind" : "--ro-bind") : op, path, dest ?? path);
-    } else {
+    else if (op !== "--tmpfs") argv.push(...pinnedBind(c.pin, op, path, dest ?? path, checks));
+    else {
       // tmpfs lives in RAM: /tmp and the home get the configured cap, hiding ones next to none.
       const size = path === "/tmp" || path === checked(c.home) ? tmpfsBytes : HIDE_TMPFS_BYTES;
       argv.push("--size", String(size), op, path);
     }
   }
   // The working directory is checked too: a workspace covered by a writable parent has no bind.
-  const cwdPin = isolated ? undefined : c.pin?.(cwd);
-  if (cwdPin === null) {
-    throw new OdekError(
-      "PATH_CHANGED",
-      `Cannot start the sandbox in ${cwd}: it does not exist (any more); nothing was run.`,
-    );
-  }
-  const start = { path: isolated ? "" : cwd, pin: cwdPin ? pinKey(cwdPin) : "" };
+  const start = isolated ? { path: "", pin: "" } : pinnedStart(c.pin, cwd);
   argv.push("--chdir", cwd, "--", ...sandboxCheckArgv(checks, start, inner));
   const limit = toolChild ? null : c.pidsCgroup ?? null;
   const max = c.maxProcesses ?? DEFAULT_MAX_PROCESSES;

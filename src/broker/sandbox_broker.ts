@@ -22,7 +22,7 @@ import { runShell } from "./run_shell.ts";
 import { BackgroundJobs } from "./background_jobs.ts";
 import { runBackgroundTool } from "./_run_background_tool.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
-import { SANDBOX_CHECK_MARKER } from "./_sandbox_check.ts";
+import { SandboxRefusals } from "./_sandbox_refusals.ts";
 import type { SandboxRefusal, ToolBroker, ToolInvocation, ToolResult } from "./tool_broker.ts";
 
 /** Options for {@linkcode SandboxBroker}. */
@@ -106,8 +106,8 @@ export class SandboxBroker implements ToolBroker {
   #closed = false;
   /** Whether the common file-tool children were started ahead of time. */
   #warmed = false;
-  /** Who hears about calls refused because a checked path changed (see `onSandboxRefusal`). */
-  #refusalListeners = new Set<(refusal: SandboxRefusal) => void>();
+  /** Calls refused because a checked path changed (see `onSandboxRefusal`). */
+  #refusals = new SandboxRefusals();
 
   /** @param options context, workspace resolver, trust level and timeouts */
   constructor(options: SandboxBrokerOptions) {
@@ -142,41 +142,20 @@ export class SandboxBroker implements ToolBroker {
    *   `TOOL_CHILD_FAILED` when deno or bwrap cannot be started at all
    */
   async run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult> {
-    let result: ToolResult;
     try {
-      result = await this.#run(invocation, signal);
+      return this.#refusals.screen(invocation, await this.#run(invocation, signal));
     } catch (error) {
       if (!(error instanceof OdekError) || error.code !== "PATH_CHANGED") throw error;
-      return this.#refuse(invocation, error.message);
+      return this.#refusals.refuse(invocation, error.message);
     }
-    // The sandbox's own check (`_sandbox_check.ts`) found a mount that is not what was pinned.
-    const at = result.ok ? -1 : result.error.message.indexOf(`\n${SANDBOX_CHECK_MARKER}`);
-    if (result.ok || at === -1) return result;
-    return this.#refuse(invocation, result.error.message.slice(at + 1).split("\n")[0]);
-  }
-
-  /** A call refused because a path it was to use changed after it was checked: data + event. */
-  #refuse(invocation: ToolInvocation, reason: string): ToolResult {
-    for (const listener of this.#refusalListeners) {
-      listener({ callId: invocation.id, name: invocation.name, reason });
-    }
-    return failure(
-      "denied",
-      `${invocation.name} was not run: a path it uses changed after odek checked it, so its sandbox was refused (${reason}). Nothing of the call ran. If nothing else is renaming files in these directories, retry it.`,
-    );
   }
 
   /**
-   * Report every call refused because a path odek checked had changed before the sandbox used it
-   * (a mount that is not the pinned object, a path that moved while it was pinned), until the
-   * returned function is called.
-   *
-   * @param listener called once per refused call; must not throw
-   * @returns a function that stops the reports
+   * Report every call refused because a path odek checked changed before its sandbox used it,
+   * until the returned function is called. @returns the function that stops the reports
    */
   onSandboxRefusal(listener: (refusal: SandboxRefusal) => void): () => void {
-    this.#refusalListeners.add(listener);
-    return () => void this.#refusalListeners.delete(listener);
+    return this.#refusals.subscribe(listener);
   }
 
   async #run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult> {

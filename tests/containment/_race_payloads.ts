@@ -1,7 +1,7 @@
 /**
- * The commands of the race tests (test data, design §8.9): each aims only at the canary `id_rsa`
- * and the `PWNED` marker of the test's own scratch folder, relative to the workspace or to a
- * granted target the test names.
+ * The commands of issue 12's tests (test data, design §8.9): each aims only at the canary
+ * `id_rsa` and the `PWNED` marker of the test's own scratch folder (relative to the workspace or
+ * to a granted target the test names), or at the sandbox's own `/dev` and `/dev/shm`.
  *
  * @module
  */
@@ -21,3 +21,10 @@ export const WRITE_INTO_READ_ONLY = "touch a/b/PWNED";
 export function readKeyThrough(target: string): string {
   return `cat ${target}/.ssh/id_rsa; touch ${target}/PWNED`;
 }
+
+/** Try to write 2 GB into the sandbox's own `/dev/shm`, then report the size that landed. */
+export const FILL_DEV_SHM =
+  "head -c 2000000000 /dev/zero > /dev/shm/fill; echo status=$?; stat -c size=%s /dev/shm/fill";
+
+/** Try to create a file in the sandbox's `/dev`, and write to `/dev/null`. */
+export const WRITE_DEV = "touch /dev/odek-probe; echo x > /dev/null && echo null-ok";
