@@ -52,7 +52,7 @@ sandboxTest("the sandbox check refuses a workspace replaced after it was pinned"
   const result = await run(argv, env);
   assert.equal(result.code, SANDBOX_CHECK_EXIT);
   assert.ok(result.stderr.startsWith(SANDBOX_CHECK_MARKER), result.stderr);
-  assert.match(result.stderr, /not the objects odek pinned/);
+  assert.match(result.stderr, /not the object odek pinned/);
   assert.equal(result.stdout, "", "nothing of the call ran");
 });
 
@@ -92,7 +92,7 @@ sandboxTest(
     await Deno.symlink("x", join(f.workspace, "a"));
     const result = await run(argv, env);
     assert.equal(result.code, SANDBOX_CHECK_EXIT, result.stderr);
-    assert.match(result.stderr, /is a symlink|nothing is mounted|not the objects|shows/);
+    assert.match(result.stderr, /is a symlink|nothing is mounted|not the object|shows/);
     assert.equal(result.stdout, "");
   },
 );
