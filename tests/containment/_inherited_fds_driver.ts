@@ -4,14 +4,13 @@
  * brokers (bwrap, and `sandbox: "none"`), lists the descriptors a shell command, a background
  * job and a file-tool child see, and prints one JSON object.
  *
- * Usage: `deno run … _inherited_fds_driver.ts <canary dir>`
+ * Usage: `deno run … _inherited_fds_driver.ts` (from a shell holding fds 7 and 8)
  */
 import { SandboxBroker } from "../../src/broker/sandbox_broker.ts";
 import { sandboxContextFromEnvironment } from "../../src/broker/sandbox_context.ts";
 import type { Verdict } from "../../src/danger/verdict.ts";
 import { makeSandboxFixture } from "../_helpers/sandbox.ts";
 
-const canaryDir = Deno.args[0];
 const contained: Verdict = {
   parts: [{ riskClass: "code_execution", subject: "fds", targets: [] }],
   decision: "allow",

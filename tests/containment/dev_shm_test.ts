@@ -16,34 +16,37 @@ const CONTAINED: Verdict = {
   reason: "contained",
 };
 
-sandboxTest("writing 2 GB to /dev/shm in a sandbox stops at its cap; /dev is read-only", async () => {
-  await using f = await makeSandboxFixture();
-  const broker = new SandboxBroker({
-    context: { ...f.context, tmpfsMaxBytes: CAP },
-    resolveWorkspace: () => Promise.resolve(f.workspace),
-    trustLevel: "standard",
-  });
-  try {
-    const fill = await broker.run({
-      id: "f",
-      name: "shell",
-      args: { command: FILL_DEV_SHM },
-      verdict: CONTAINED,
+sandboxTest(
+  "writing 2 GB to /dev/shm in a sandbox stops at its cap; /dev is read-only",
+  async () => {
+    await using f = await makeSandboxFixture();
+    const broker = new SandboxBroker({
+      context: { ...f.context, tmpfsMaxBytes: CAP },
+      resolveWorkspace: () => Promise.resolve(f.workspace),
+      trustLevel: "standard",
     });
-    assert.ok(fill.ok, JSON.stringify(fill));
-    assert.match(fill.output, /No space left on device/);
-    const size = Number(fill.output.match(/size=(\d+)/)?.[1]);
-    assert.ok(size > 0 && size <= CAP, `${size} bytes landed in /dev/shm (cap ${CAP})`);
-    const dev = await broker.run({
-      id: "d",
-      name: "shell",
-      args: { command: WRITE_DEV },
-      verdict: CONTAINED,
-    });
-    assert.ok(dev.ok, JSON.stringify(dev));
-    assert.match(dev.output, /Read-only file system/);
-    assert.match(dev.output, /null-ok/, "device nodes still work");
-  } finally {
-    await broker.close();
-  }
-});
+    try {
+      const fill = await broker.run({
+        id: "f",
+        name: "shell",
+        args: { command: FILL_DEV_SHM },
+        verdict: CONTAINED,
+      });
+      assert.ok(fill.ok, JSON.stringify(fill));
+      assert.match(fill.output, /No space left on device/);
+      const size = Number(fill.output.match(/size=(\d+)/)?.[1]);
+      assert.ok(size > 0 && size <= CAP, `${size} bytes landed in /dev/shm (cap ${CAP})`);
+      const dev = await broker.run({
+        id: "d",
+        name: "shell",
+        args: { command: WRITE_DEV },
+        verdict: CONTAINED,
+      });
+      assert.ok(dev.ok, JSON.stringify(dev));
+      assert.match(dev.output, /Read-only file system/);
+      assert.match(dev.output, /null-ok/, "device nodes still work");
+    } finally {
+      await broker.close();
+    }
+  },
+);
