@@ -61,7 +61,7 @@ nolink() {
   done
 }
 ids=() mp=() ro=() dv=() op=() k=0
-declare -A top at # mount point -> its top mount; -> every mount there, oldest first
+declare -Ag top at # mount point -> its top mount; -> every mount there, oldest first
 mapfile -t lines < /proc/self/mountinfo # one read: \`read\` line by line costs ~2 ms on procfs
 set -f
 for l in "\${lines[@]}"; do
