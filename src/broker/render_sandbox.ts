@@ -156,9 +156,10 @@ export const EGRESS_SOCKET_IN_SANDBOX = "/run/odek-egress.sock";
 export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /**
- * Render a permission set as one command line. The mounts: `/` read-only, fresh `/dev`, `/proc`,
- * `/tmp` and `/run` (host sockets live there), the home an empty tmpfs with `readOnlyHomeFiles`
- * bound back (`/tmp` and the home capped at `tmpfsMaxBytes`), each protected root hidden under an
+ * Render a permission set as one command line. The mounts: `/` read-only, a fresh `/dev`
+ * (read-only but for its device nodes, with its own `/dev/shm`), `/proc`, `/tmp` and `/run` (host
+ * sockets live there), the home an empty tmpfs with `readOnlyHomeFiles` bound back (`/tmp`,
+ * `/dev/shm` and the home capped at `tmpfsMaxBytes`), each protected root hidden under an
  * empty tmpfs, for a tool child `toolsDir`, deno and DENO_DIR read-only, then the
  * workspace and the set's paths (writable wins), parents before children. All namespaces are
  * unshared (network included: the namespace has only `lo`) and every capability is dropped (as
@@ -172,6 +173,8 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * `permissions: "none"` gets no `--allow-*` flag, no workspace mount, `/` as its cwd, and a V8
  * heap cap of {@linkcode ISOLATED_CHILD_HEAP_MB} MiB. Without bwrap (`mode: "none"`, or
  * `bwrapPath` null for a tool child) only the Deno flags confine.
+ * Inside bwrap `SANDBOX_CHECK` runs first: it closes every descriptor above 2 and checks each
+ * bind `pin` pinned here (`_sandbox_check.ts`); outside bwrap `CLOSE_DESCRIPTORS` closes them.
  *
  * Network (a `proxy` policy, with `context.egressSocket` set): the proxy's socket is bound at
  * {@linkcode EGRESS_SOCKET_IN_SANDBOX}. A tool child gets `--allow-net` (its namespace has only
@@ -191,7 +194,8 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  *   expected, or holds a comma or a control character; a run binary named deno; a set that
  *   grants anything for a tool child with `permissions: "none"`; a `maxProcesses` below 8; a
  *   `tmpfsMaxBytes` below 1 MiB
- * @throws {OdekError} `SANDBOX_UNAVAILABLE` for a program in `bwrap` mode without bwrap
+ * @throws {OdekError} `SANDBOX_UNAVAILABLE` for a program in `bwrap` mode without bwrap;
+ *   `PATH_CHANGED` when a bind source changed or vanished while it was pinned
  *
  * @example Render a read-only tool child
  * ```ts
