@@ -27,7 +27,7 @@ const FLAGS = [
   "--allow-env",
   "--allow-net",
   "--allow-run",
-  "--allow-sys=uid,gid",
+  "--allow-sys=uid,gid,networkInterfaces",
 ];
 const STEPS = 30;
 

@@ -27,7 +27,7 @@ const child = new Deno.Command(Deno.execPath(), {
     "--allow-env",
     "--allow-net",
     "--allow-run",
-    "--allow-sys=uid,gid",
+    "--allow-sys=uid,gid,networkInterfaces",
     join(root, "main.ts"),
     "run",
     "--replay",

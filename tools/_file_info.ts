@@ -7,6 +7,7 @@
 import type { ToolContext } from "./_catalogue/child_server.ts";
 import type { ToolArgs } from "./_catalogue/mod.ts";
 import { dirname, relative, resolve } from "node:path";
+import { openVerified } from "./_open_verified.ts";
 import { isWithin, resolveEntryTarget } from "./_resolve_target.ts";
 import { binaryReason, splitLines } from "./_text_file.ts";
 
@@ -81,7 +82,7 @@ export async function fileInfo(
 }
 
 async function textDescription(entry: string, size: number): Promise<string> {
-  const file = await Deno.open(entry, { read: true });
+  const { file } = await openVerified(entry, entry); // a link swapped in is refused
   const head = new Uint8Array(8192);
   let length = 0;
   try {

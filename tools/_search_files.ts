@@ -10,6 +10,7 @@ import type { ToolArgs } from "./_catalogue/mod.ts";
 import { relative } from "node:path";
 import picomatch from "picomatch";
 import { ToolFailure } from "./_catalogue/tool_failure.ts";
+import { openVerified } from "./_open_verified.ts";
 import { resolveReadTarget } from "./_resolve_target.ts";
 import { binaryReason, splitLines } from "./_text_file.ts";
 import { walkWorkspace } from "./_walk.ts";
@@ -124,7 +125,7 @@ async function searchOne(
   try {
     const info = await Deno.stat(real);
     if (!info.isFile || info.size > MAX_SEARCHED_FILE_BYTES) return null;
-    file = await Deno.open(real, { read: true });
+    file = (await openVerified(real, real)).file; // a link swapped in is skipped, never read
   } catch {
     return null;
   }

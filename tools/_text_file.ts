@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { openVerified } from "./_open_verified.ts";
 import { ToolFailure } from "./_catalogue/tool_failure.ts";
 
 /** Bytes at the head of a file that the binary check looks at (8 KiB). */
@@ -63,14 +64,16 @@ export interface OpenTextFile extends Disposable {
 
 /**
  * Open an already realpathed, contained target as text: a regular file whose first 8 KiB pass
- * {@linkcode binaryReason}.
+ * {@linkcode binaryReason}, opened with `openVerified` (a link swapped in after the check is
+ * refused, never read).
  *
  * @param target the real path (checked to be inside the workspace by the caller)
  * @param shown the path as the model wrote it, for messages
  * @param tool the calling tool, for messages
  * @returns the open file at offset 0 and its size
  * @throws {ToolFailure} `failed` for a directory, a FIFO/socket/device, or a binary file (the
- *   message gives the reason, the size and what to use instead); Deno and OS errors propagate
+ *   message gives the reason, the size and what to use instead); `denied` when it was swapped
+ *   for a link meanwhile; Deno and OS errors propagate
  *
  * @example
  * ```ts
@@ -90,20 +93,21 @@ export async function openTextFile(
   shown: string,
   tool: string,
 ): Promise<OpenTextFile> {
-  const info = await Deno.stat(target);
-  if (info.isDirectory) {
+  const checked = await Deno.lstat(target);
+  if (checked.isDirectory) {
     throw new ToolFailure(
       "failed",
       `${shown} is a directory: list it with glob or tree (path "${shown}")`,
     );
   }
-  if (!info.isFile) {
+  if (!checked.isFile && !checked.isSymlink) {
     throw new ToolFailure(
       "failed",
       `${shown} is not a regular file (a FIFO, socket or device)`,
     );
   }
-  const file = await Deno.open(target, { read: true });
+  // Opened, then verified: a link swapped in after the realpath check is refused (issue 12).
+  const { file, info } = await openVerified(target, shown);
   try {
     const head = new Uint8Array(BINARY_SNIFF_BYTES);
     let length = 0;

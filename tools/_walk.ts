@@ -8,6 +8,7 @@
  */
 import { join, relative } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { openVerified } from "./_open_verified.ts";
 
 /** Directory names the walk never enters. */
 export const SKIPPED_DIRECTORIES: readonly string[] = [
@@ -167,7 +168,9 @@ async function loadRules(
   try {
     const info = await Deno.lstat(file);
     if (!info.isFile || info.size > MAX_GITIGNORE_BYTES) return undefined;
-    return { dir, matcher: ignore().add(await Deno.readTextFile(file)) };
+    const opened = await openVerified(file, file); // never through a link swapped in
+    const text = await new Response(opened.file.readable).text(); // closes the file
+    return { dir, matcher: ignore().add(text) };
   } catch {
     return undefined;
   }

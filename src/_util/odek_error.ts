@@ -26,7 +26,9 @@ export type OdekErrorCode =
   | "CASSETTE_INVALID"
   | "BUDGET_EXCEEDED"
   | "INTERRUPTED"
-  | "TOOL_CHILD_FAILED";
+  | "TOOL_CHILD_FAILED"
+  /** A path odek checked was renamed or replaced before it was used (a race; nothing was run). */
+  | "PATH_CHANGED";
 
 /**
  * A runtime fault for the operator, with a stable `code` and an optional `cause`.

@@ -54,7 +54,9 @@ export async function createMissingTargets(
     let real: string;
     try {
       real = await Deno.realPath(ancestor);
-      if (!(await Deno.stat(real)).isDirectory) continue;
+      // Targets come resolved (`realTargets`): an ancestor that resolves elsewhere now was
+      // swapped for a link meanwhile, and nothing is created through it.
+      if (real !== ancestor || !(await Deno.lstat(real)).isDirectory) continue;
     } catch {
       continue;
     }

@@ -18,8 +18,6 @@ export const STANDBY_LAUNCHER =
 /** A sandbox started for a key, not yet used. */
 interface Spare {
   child: Deno.ChildProcess;
-  /** The workspace's inode when the spare mounted it. */
-  ino: number | null;
   done: boolean;
 }
 
@@ -36,6 +34,9 @@ export interface StandbySpec {
  */
 const SPARES_PER_KEY = 2;
 
+/** Scopes kept ready at most (the most recently used ones). */
+const MAX_KEYS = 8;
+
 /**
  * Up to {@linkcode SPARES_PER_KEY} spare sandboxes per key (the rendered command line,
  * environment and workspace), oldest first. Used by `runShell` in bwrap mode; owned and closed
@@ -44,39 +45,60 @@ const SPARES_PER_KEY = 2;
 export class SandboxStandby implements AsyncDisposable {
   readonly #spares = new Map<string, Spare[]>();
   /** The specs used so far: {@linkcode SandboxStandby.prepare} keeps a spare ready for each. */
-  readonly #wanted = new Map<string, { spec: StandbySpec; ino: number | null }>();
+  readonly #wanted = new Map<string, { spec: StandbySpec }>();
   #closed = false;
 
   /**
-   * Take the spare for `spec` if it is alive and still mounts the same workspace directory
-   * (same inode), else spawn a new sandbox. The next spare is started by
-   * {@linkcode SandboxStandby.prepare}, off the critical path (spawning blocks the thread).
+   * Take the spare for `spec` if it is alive, else spawn a new sandbox. The key is the whole
+   * rendered command line, which holds the pinned identity (`dev:ino`) of every bind: a spare is
+   * used only when the paths the caller pinned just now are the very objects the spare mounted
+   * (and verified inside itself before it waited for a command; see `_sandbox_check.ts`). A
+   * workspace replaced since the spare started pins differently, so the spare is not used. The
+   * next spare is started by {@linkcode SandboxStandby.prepare}, off the critical path (spawning
+   * blocks the thread).
    *
    * @returns a sandbox running {@linkcode STANDBY_LAUNCHER}, waiting for its command on stdin
    */
-  async take(spec: StandbySpec): Promise<Deno.ChildProcess> {
+  take(spec: StandbySpec): Promise<Deno.ChildProcess> {
     const key = JSON.stringify([spec.argv, spec.env, spec.cwd]);
-    const ino = await inodeOf(spec.cwd);
     const spares = this.#spares.get(key) ?? [];
     let child: Deno.ChildProcess | undefined;
     while (child === undefined && spares.length > 0) {
       const spare = spares.shift()!;
-      if (!spare.done && spare.ino !== null && spare.ino === ino) child = spare.child;
-      else void this.#discard(spare); // dead, or it mounted a workspace that was replaced
+      if (!spare.done) child = spare.child;
+      else void this.#discard(spare); // dead: its check failed, or it was killed
     }
     child ??= spawn(spec);
-    if (!this.#closed) this.#wanted.set(key, { spec, ino });
-    return child;
+    if (!this.#closed) {
+      this.#wanted.delete(key); // most recently used last
+      this.#wanted.set(key, { spec });
+      // Keys of scopes no longer used (a workspace replaced since: it pins differently) go.
+      for (const old of [...this.#wanted.keys()].slice(0, -MAX_KEYS)) {
+        this.#wanted.delete(old);
+        for (const spare of this.#spares.get(old) ?? []) void this.#discard(spare);
+        this.#spares.delete(old);
+      }
+    }
+    return Promise.resolve(child);
   }
 
   /** Top up the spares of every spec used so far. Never throws. */
   prepare(): void {
-    for (const [key, { spec, ino }] of this.#wanted) {
+    for (const [key, { spec }] of this.#wanted) {
       const spares = this.#spares.get(key) ?? [];
       this.#spares.set(key, spares);
+      const dead = spares.filter((spare) => spare.done);
+      if (dead.length > 0) {
+        // A spare that ended before it was taken failed its check (its mounts are no longer what
+        // the key pinned) or was killed: drop it and stop refilling that key until it is used.
+        for (const spare of dead) void this.#discard(spare);
+        this.#spares.set(key, spares.filter((spare) => !spare.done));
+        this.#wanted.delete(key);
+        continue;
+      }
       try {
         while (!this.#closed && spares.length < SPARES_PER_KEY) {
-          const next: Spare = { child: spawn(spec), ino, done: false };
+          const next: Spare = { child: spawn(spec), done: false };
           void next.child.status.then(() => (next.done = true));
           spares.push(next);
         }
@@ -118,12 +140,4 @@ function spawn(spec: StandbySpec): Deno.ChildProcess {
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-}
-
-async function inodeOf(path: string): Promise<number | null> {
-  try {
-    return (await Deno.stat(path)).ino;
-  } catch {
-    return null;
-  }
 }

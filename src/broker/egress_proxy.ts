@@ -44,6 +44,13 @@ export interface EgressProxyOptions {
   connectTimeoutMs?: number;
   /** Where the socket's private directory is created. @default the system temp directory */
   dir?: string;
+  /**
+   * This machine's own addresses, read again for every decision (interfaces come and go):
+   * each is refused, so a service bound to `0.0.0.0` is not reachable through the host's
+   * non-loopback address. A seam for tests. @default the addresses of `Deno.networkInterfaces()`
+   * (needs `--allow-sys=networkInterfaces`; without it every destination is refused)
+   */
+  hostAddresses?: () => readonly string[];
 }
 
 const MAX_HEAD_BYTES = 32 * 1024;
@@ -55,7 +62,8 @@ const HEAD_TIMEOUT_MS = 15_000;
  * An HTTP proxy on a Unix socket (`CONNECT host:port` for HTTPS and other TCP, absolute-URI
  * requests for plain HTTP) that resolves each destination with the system resolver, refuses it
  * when the host is outside the allow-list or any resolved address is refused by
- * `checkAddress`, and otherwise connects to the address it checked (never resolving again, so
+ * `checkAddress` (the IANA special-purpose blocks, and this machine's own interface addresses,
+ * listed again for every decision), and otherwise connects to the address it checked (never resolving again, so
  * DNS rebinding cannot swap it). Every destination is reported (`onDecision`) and logged.
  * A refusal is `403` with `X-Odek-Egress: refused` and the reason as the body.
  *
@@ -223,8 +231,17 @@ export class EgressProxy implements AsyncDisposable {
     if (addresses.length === 0) {
       return { host, port, allowed: false, reason: "the host resolves to no address" };
     }
+    let hostAddresses: readonly string[];
+    try {
+      hostAddresses = (this.#options.hostAddresses ?? interfaceAddresses)();
+    } catch (error) {
+      const reason = `cannot list this machine's own addresses to refuse them (${
+        (error as Error).message
+      }): run odek with --allow-sys=networkInterfaces`;
+      return { host, port, allowed: false, reason };
+    }
     for (const address of addresses) {
-      const check = checkAddress(address);
+      const check = checkAddress(address, { hostAddresses });
       if (!check.allowed) {
         const reason = addresses.length > 1
           ? `${check.reason}, one of its ${addresses.length} addresses`
@@ -257,6 +274,10 @@ export class EgressProxy implements AsyncDisposable {
 
 function hostPort(host: string, port: number): string {
   return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function interfaceAddresses(): string[] {
+  return Deno.networkInterfaces().map((entry) => entry.address);
 }
 
 async function systemResolve(host: string): Promise<string[]> {

@@ -5,8 +5,16 @@
  */
 import { dirname, isAbsolute, normalize } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
+import type { PinnedPath } from "../_util/pin_path.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { EGRESS_LAUNCHER } from "./_egress_launcher.ts";
+import {
+  CLOSE_DESCRIPTORS,
+  type MountCheck,
+  pinnedBind,
+  pinnedStart,
+  sandboxCheckArgv,
+} from "./_sandbox_check.ts";
 
 /** Where and how sandboxes are built. Every path is absolute and already realpathed. */
 export interface SandboxContext {
@@ -73,6 +81,14 @@ export interface SandboxContext {
    * `seccompFile` is used, and the egress socket cannot be reached.
    */
   seccompEgressFile?: string | null;
+  /**
+   * Pins every bind source while the sandbox is rendered (`pinPath` from `src/_util/pin_path.ts`;
+   * `null` when nothing is there): each bind then gets a check inside the sandbox, before the
+   * call's program runs, that what bwrap mounted at its destination is the pinned object (see
+   * `_sandbox_check.ts`). Absent: no mount check (unit tests of the renderer); descriptors above
+   * 2 are closed either way. @default no pinning
+   */
+  pin?: (path: string) => PinnedPath | null;
 }
 
 /** {@linkcode SandboxContext.tmpfsMaxBytes} when absent (1 GiB). */
@@ -140,9 +156,10 @@ export const EGRESS_SOCKET_IN_SANDBOX = "/run/odek-egress.sock";
 export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /**
- * Render a permission set as one command line. The mounts: `/` read-only, fresh `/dev`, `/proc`,
- * `/tmp` and `/run` (host sockets live there), the home an empty tmpfs with `readOnlyHomeFiles`
- * bound back (`/tmp` and the home capped at `tmpfsMaxBytes`), each protected root hidden under an
+ * Render a permission set as one command line. The mounts: `/` read-only, a fresh `/dev`
+ * (read-only but for its device nodes, with its own `/dev/shm`), `/proc`, `/tmp` and `/run` (host
+ * sockets live there), the home an empty tmpfs with `readOnlyHomeFiles` bound back (`/tmp`,
+ * `/dev/shm` and the home capped at `tmpfsMaxBytes`), each protected root hidden under an
  * empty tmpfs, for a tool child `toolsDir`, deno and DENO_DIR read-only, then the
  * workspace and the set's paths (writable wins), parents before children. All namespaces are
  * unshared (network included: the namespace has only `lo`) and every capability is dropped (as
@@ -156,6 +173,8 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * `permissions: "none"` gets no `--allow-*` flag, no workspace mount, `/` as its cwd, and a V8
  * heap cap of {@linkcode ISOLATED_CHILD_HEAP_MB} MiB. Without bwrap (`mode: "none"`, or
  * `bwrapPath` null for a tool child) only the Deno flags confine.
+ * Inside bwrap `SANDBOX_CHECK` runs first: it closes every descriptor above 2 and checks each
+ * bind `pin` pinned here (`_sandbox_check.ts`); outside bwrap `CLOSE_DESCRIPTORS` closes them.
  *
  * Network (a `proxy` policy, with `context.egressSocket` set): the proxy's socket is bound at
  * {@linkcode EGRESS_SOCKET_IN_SANDBOX}. A tool child gets `--allow-net` (its namespace has only
@@ -175,7 +194,8 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  *   expected, or holds a comma or a control character; a run binary named deno; a set that
  *   grants anything for a tool child with `permissions: "none"`; a `maxProcesses` below 8; a
  *   `tmpfsMaxBytes` below 1 MiB
- * @throws {OdekError} `SANDBOX_UNAVAILABLE` for a program in `bwrap` mode without bwrap
+ * @throws {OdekError} `SANDBOX_UNAVAILABLE` for a program in `bwrap` mode without bwrap;
+ *   `PATH_CHANGED` when a bind source changed or vanished while it was pinned
  *
  * @example Render a read-only tool child
  * ```ts
@@ -252,7 +272,9 @@ export function renderSandbox(
     inner.push(checked(command.entry));
     if (egress) inner.push(`--egress-socket=${socket}`);
   }
-  if (c.mode === "none" || (c.bwrapPath === null && toolChild)) return { argv: inner, env };
+  if (c.mode === "none" || (c.bwrapPath === null && toolChild)) {
+    return { argv: ["/bin/bash", "-c", CLOSE_DESCRIPTORS, "odek-fds", ...inner], env };
+  }
   if (c.mode === "docker" && !toolChild) {
     throw new RangeError("In docker mode programs are rendered by renderDockerRun()");
   }
@@ -302,7 +324,14 @@ export function renderSandbox(
     "--unshare-all",
     "--unshare-net",
   ];
-  argv.push("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  const tmpfsBytes = c.tmpfsMaxBytes ?? DEFAULT_TMPFS_MAX_BYTES;
+  if (!Number.isSafeInteger(tmpfsBytes) || tmpfsBytes < HIDE_TMPFS_BYTES) {
+    throw new RangeError(`tmpfsMaxBytes must be an integer of at least 1 MiB, not ${tmpfsBytes}`);
+  }
+  // A fresh /dev, read-only but for its device nodes, with /dev/shm a capped tmpfs of its own.
+  argv.push("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev");
+  argv.push("--size", String(tmpfsBytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev");
+  argv.push("--proc", "/proc");
   // The fresh /proc's kernel knobs are writable by a sandbox whose user is root, with no
   // capability at all (their owner is root): core_pattern runs a program on the host.
   argv.push("--ro-bind", "/proc/sys", "/proc/sys");
@@ -313,20 +342,19 @@ export function renderSandbox(
   const seccomp = egress && c.seccompEgressFile ? c.seccompEgressFile : c.seccompFile;
   const filter = seccomp ? checked(seccomp) : "";
   if (filter !== "") argv.push("--seccomp", "3");
-  const tmpfsBytes = c.tmpfsMaxBytes ?? DEFAULT_TMPFS_MAX_BYTES;
-  if (!Number.isSafeInteger(tmpfsBytes) || tmpfsBytes < HIDE_TMPFS_BYTES) {
-    throw new RangeError(`tmpfsMaxBytes must be an integer of at least 1 MiB, not ${tmpfsBytes}`);
-  }
+  const checks: MountCheck[] = [];
   for (const [op, path, , dest] of mounts) {
     if (op === HIDE_FILE) argv.push("--ro-bind", "/dev/null", path);
-    else if (op !== "--tmpfs") argv.push(op, path, dest ?? path);
+    else if (op !== "--tmpfs") argv.push(...pinnedBind(c.pin, op, path, dest ?? path, checks));
     else {
       // tmpfs lives in RAM: /tmp and the home get the configured cap, hiding ones next to none.
       const size = path === "/tmp" || path === checked(c.home) ? tmpfsBytes : HIDE_TMPFS_BYTES;
       argv.push("--size", String(size), op, path);
     }
   }
-  argv.push("--chdir", cwd, "--", ...inner);
+  // The working directory is checked too: a workspace covered by a writable parent has no bind.
+  const start = isolated ? { path: "", pin: "" } : pinnedStart(c.pin, cwd);
+  argv.push("--chdir", cwd, "--", ...sandboxCheckArgv(checks, start, inner));
   const limit = toolChild ? null : c.pidsCgroup ?? null;
   const max = c.maxProcesses ?? DEFAULT_MAX_PROCESSES;
   if (!Number.isSafeInteger(max) || max < 8) {

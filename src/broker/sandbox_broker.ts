@@ -23,7 +23,8 @@ import { runShell } from "./run_shell.ts";
 import { BackgroundJobs } from "./background_jobs.ts";
 import { runBackgroundTool } from "./_run_background_tool.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
-import type { ToolBroker, ToolInvocation, ToolResult } from "./tool_broker.ts";
+import { SandboxRefusals } from "./_sandbox_refusals.ts";
+import type { SandboxRefusal, ToolBroker, ToolInvocation, ToolResult } from "./tool_broker.ts";
 
 /** Options for {@linkcode SandboxBroker}. */
 export interface SandboxBrokerOptions {
@@ -106,6 +107,8 @@ export class SandboxBroker implements ToolBroker {
   #closed = false;
   /** Whether the common file-tool children were started ahead of time. */
   #warmed = false;
+  /** Calls refused because a checked path changed (see `onSandboxRefusal`). */
+  #refusals = new SandboxRefusals();
 
   /** @param options context, workspace resolver, trust level and timeouts */
   constructor(options: SandboxBrokerOptions) {
@@ -140,6 +143,23 @@ export class SandboxBroker implements ToolBroker {
    *   `TOOL_CHILD_FAILED` when deno or bwrap cannot be started at all
    */
   async run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult> {
+    try {
+      return this.#refusals.screen(invocation, await this.#run(invocation, signal));
+    } catch (error) {
+      if (!(error instanceof OdekError) || error.code !== "PATH_CHANGED") throw error;
+      return this.#refusals.refuse(invocation, error.message);
+    }
+  }
+
+  /**
+   * Report every call refused because a path odek checked changed before its sandbox used it,
+   * until the returned function is called. @returns the function that stops the reports
+   */
+  onSandboxRefusal(listener: (refusal: SandboxRefusal) => void): () => void {
+    return this.#refusals.subscribe(listener);
+  }
+
+  async #run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult> {
     const { name } = invocation;
     if (this.#closed) return failure("failed", `Cannot run ${name}: the broker is closed`);
     // The loop looked the call up and validated it (`entry`); other callers get both here.
@@ -184,7 +204,10 @@ export class SandboxBroker implements ToolBroker {
       );
     }
     // Granted targets become binds: resolve their links first (see _real_targets.ts).
-    const real = await realTargets(verdict, workspace);
+    const real = await realTargets(verdict, workspace, {
+      protectedRoots: context.protectedRoots,
+      home: context.home,
+    });
     const set = derivePermissions({ ...invocation, args }, real, trustLevel, {
       workspace,
       protectedRoots: context.protectedRoots,

@@ -5,6 +5,7 @@
  */
 import { join, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
+import { pinPath } from "../_util/pin_path.ts";
 import { findBwrap } from "./find_bwrap.ts";
 import { DEFAULT_DOCKER_IMAGE } from "./render_docker.ts";
 import { findPidsCgroup } from "./find_pids_cgroup.ts";
@@ -51,7 +52,8 @@ export interface SandboxContextFromEnvironmentOptions {
  * `seccompEgressFile` from `writeSeccompFilter` (the filters refusing Unix-domain sockets — the
  * egress one allows them — and more, written under `ODEK_HOME/sandbox/` when ODEK_HOME exists);
  * when odek runs as root, `hiddenPaths` = the existing {@linkcode ROOT_SECRET_DIRS} and
- * {@linkcode ROOT_SECRET_FILES} and the SSH host keys.
+ * {@linkcode ROOT_SECRET_FILES} and the SSH host keys; `pin` = `pinPath`, so every bind of every
+ * sandbox is pinned when it is rendered and checked inside the sandbox before anything runs.
  *
  * Every path is realpathed when it exists. A protected root that does not exist yet is left out
  * (bwrap cannot mount over a missing path under the read-only `/`); one inside the home is
@@ -133,6 +135,7 @@ export async function sandboxContextFromEnvironment(
     hiddenPaths: options.mode !== "none" && (await ownUid()) === 0
       ? await rootSecrets(home)
       : { dirs: [], files: [] },
+    pin: (path) => pinPath(path),
     ...(options.maxProcesses !== undefined ? { maxProcesses: options.maxProcesses } : {}),
     ...(options.tmpfsMaxBytes !== undefined ? { tmpfsMaxBytes: options.tmpfsMaxBytes } : {}),
   };

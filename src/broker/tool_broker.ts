@@ -75,6 +75,18 @@ export interface ToolInvocation {
 }
 
 /**
+ * A call the broker refused because a path it checked changed before the sandbox used it (a
+ * concurrent rename: see docs/security.md, "Races").
+ */
+export interface SandboxRefusal {
+  /** The tool-call id. */
+  callId: string;
+  name: string;
+  /** What differed, for the operator. */
+  reason: string;
+}
+
+/**
  * Runs tool calls. Implementations must be safe to call concurrently; disposing one
  * (`await using`) is {@linkcode ToolBroker.close}.
  */
@@ -94,6 +106,11 @@ export interface ToolBroker extends AsyncDisposable {
    * returned function is called. Brokers without egress need not implement it.
    */
   onEgress?(listener: (decision: EgressDecision) => void): () => void;
+  /**
+   * Report each call refused because a path it was to use changed after it was checked, until
+   * the returned function is called. Brokers without sandboxes need not implement it.
+   */
+  onSandboxRefusal?(listener: (refusal: SandboxRefusal) => void): () => void;
   /** Stop every child this broker started. Idempotent. */
   close(): Promise<void>;
 }

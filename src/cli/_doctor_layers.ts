@@ -37,7 +37,7 @@ export async function probeContainmentLayers(
     egressGuard = {
       status: mode === "none" ? "inactive" : "active",
       detail:
-        `an approved network part leaves only through odek's egress proxy (refuses loopback, private, link-local, CGNAT and unique-local addresses)${
+        `an approved network part leaves only through odek's egress proxy (refuses every address that is not globally reachable, and this machine's own)${
           allowDomains.length > 0 ? `, allow-list: ${allowDomains.join(", ")}` : ""
         }${mode === "none" ? ' (sandbox "none": programs are not proxied)' : ""}`,
     };

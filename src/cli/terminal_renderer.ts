@@ -148,6 +148,13 @@ export class TerminalRenderer {
           );
         }
         break;
+      case "sandbox_refused":
+        this.#line(
+          `${this.#paint("31", "!")} ${terminalSafe(event.data.name, true)} refused: ${
+            terminalSafe(event.data.reason, true)
+          }`,
+        );
+        break;
       case "session_repaired":
         this.#line(
           `${

@@ -5,6 +5,7 @@
  */
 import { relative, resolve, sep } from "node:path";
 import { findOverlap } from "./find_overlap.ts";
+import { trustedRealPath } from "./trusted_real_path.ts";
 import { currentUser } from "../_util/current_user.ts";
 import { OdekError } from "../_util/odek_error.ts";
 
@@ -27,12 +28,17 @@ export interface ValidateWorkspaceOptions {
    * @default { name: "workspace", flag: "--workspace <dir>" }
    */
   role?: { name: string; flag: string };
+  /** The user's home: links directly in it are followed. @default `HOME` */
+  home?: string;
 }
 
 /**
  * Check that `path` is a usable workspace and return its real path. The checks, a few syscalls in
- * all: it exists; the path as written is not a symlink (`lstat`); it is a directory; it does not
- * overlap a protected root in either direction (the workspace inside a root, or a root inside the
+ * all: it exists; the path as written is not a symlink (`lstat`); it is a directory; a symlink
+ * earlier on its way is followed only in a directory that contains a protected root or is the
+ * home (anywhere else a sandboxed program may have swapped it in; see `trustedRealPath`); its real path
+ * leads to that same directory (device and inode, so a rename racing the check is refused); it
+ * does not overlap a protected root in either direction (the workspace inside a root, or a root inside the
  * workspace), comparing the paths as written (made absolute and normalised) and after resolving
  * links. A protected root that does not exist yet is resolved through its nearest existing
  * ancestor. Nothing is created or changed.
@@ -91,7 +97,31 @@ export async function validateWorkspace(
   if (!info.isDirectory) {
     fail("it is not a directory", `Pass a directory with ${flag}.`);
   }
-  const real = await Deno.realPath(written);
+  // Links on the way are followed only where no sandbox can have planted or swapped them.
+  const walked = await trustedRealPath(written, {
+    protectedRoots: options.protectedRoots,
+    home: options.home ?? homeOrUndefined(),
+  });
+  if (walked.type === "untrusted_link") {
+    fail(
+      `its path goes through the symlink ${walked.link} (to ${walked.target}), in a directory a sandboxed program may be able to write`,
+      `Pass the real directory instead: ${flag.replace("<dir>", "<its real path>")}.`,
+    );
+  }
+  // The real path is the walk's (never a second resolution that could take a link swapped in
+  // meanwhile), and it must lead to the directory lstat saw.
+  if (walked.type !== "real" || walked.missing !== "") {
+    const why = walked.type === "unresolved" ? walked.reason : "it disappeared";
+    return fail(`it changed while it was checked (${why})`, "Try again once it stays in place.");
+  }
+  const real = walked.path;
+  const resolved = await Deno.lstat(real).catch(() => null);
+  if (resolved?.dev !== info.dev || resolved?.ino !== info.ino || !resolved.isDirectory) {
+    fail(
+      `it changed while it was checked (it now resolves to ${real}, which is not the directory found at ${written})`,
+      "Something renamed or replaced it meanwhile; try again once it stays in place.",
+    );
+  }
   const overlap = await findOverlap([written, real], options.protectedRoots);
   if (overlap?.how === "inside") {
     fail(
@@ -154,5 +184,13 @@ function checkPrivate(
   }
   if (mode !== 0o700) {
     fail(`its mode is ${mode.toString(8).padStart(4, "0")}, not 0700`, `Run: chmod 700 ${path}.`);
+  }
+}
+
+function homeOrUndefined(): string | undefined {
+  try {
+    return Deno.env.get("HOME");
+  } catch {
+    return undefined; // no --allow-env: only links in directories holding a protected root
   }
 }

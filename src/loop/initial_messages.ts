@@ -5,6 +5,7 @@
  * @module
  */
 import type { ChatMessage } from "../_util/chat_message.ts";
+import { readVerifiedFile } from "../_util/read_verified_file.ts";
 import { wrapUntrusted } from "../_util/wrap_untrusted.ts";
 
 /** Largest `AGENTS.md` read, in bytes (256 KiB, odek-go §2.3); a larger one is cut with a note. */
@@ -83,8 +84,9 @@ export function initialMessages(options: InitialMessagesOptions): ChatMessage[] 
 }
 
 /**
- * Read `AGENTS.md` from the workspace: at most {@linkcode MAX_AGENTS_MD_BYTES}, a symlink is not
- * followed, a missing file is `undefined`.
+ * Read `AGENTS.md` from the workspace: at most {@linkcode MAX_AGENTS_MD_BYTES}, opened and then
+ * verified (`readVerifiedFile`: a symlink, a non-regular file or a file swapped while it was
+ * opened is not read), a missing or refused file is `undefined`.
  *
  * @returns the text (with a note when it was cut), or `undefined`
  *
@@ -97,24 +99,10 @@ export function initialMessages(options: InitialMessagesOptions): ChatMessage[] 
  * ```
  */
 export async function readAgentsMd(workspace: string): Promise<string | undefined> {
-  const path = `${workspace}/AGENTS.md`;
-  try {
-    const info = await Deno.lstat(path);
-    if (!info.isFile) return undefined;
-    using file = await Deno.open(path);
-    const buffer = new Uint8Array(Math.min(info.size, MAX_AGENTS_MD_BYTES));
-    let read = 0;
-    while (read < buffer.length) {
-      const n = await file.read(buffer.subarray(read));
-      if (n === null) break;
-      read += n;
-    }
-    const text = new TextDecoder().decode(buffer.subarray(0, read));
-    return info.size > MAX_AGENTS_MD_BYTES
-      ? `${text}\n[odek: AGENTS.md is ${info.size} bytes; only the first ${MAX_AGENTS_MD_BYTES} were read]`
-      : text;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
+  const read = await readVerifiedFile(workspace, "AGENTS.md", { maxBytes: MAX_AGENTS_MD_BYTES });
+  if (read.type !== "file") return undefined;
+  const text = new TextDecoder().decode(read.bytes);
+  return read.size > MAX_AGENTS_MD_BYTES
+    ? `${text}\n[odek: AGENTS.md is ${read.size} bytes; only the first ${MAX_AGENTS_MD_BYTES} were read]`
+    : text;
 }

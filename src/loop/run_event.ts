@@ -75,6 +75,11 @@ export interface RunEventData {
    * `address`) or refused with the reason (design §2).
    */
   egress: { host: string; port: number; address?: string; allowed: boolean; reason?: string };
+  /**
+   * A call was refused because a path it was to use changed after odek checked it (a mount that
+   * is not the object odek pinned: a concurrent rename; docs/security.md, "Races").
+   */
+  sandbox_refused: { call_id: string; name: string; reason: string };
   /** Tool calls left without a result by a crash got a synthetic "interrupted" result on resume. */
   session_repaired: { tool_call_ids: string[] };
   session_saved: { message_count: number };

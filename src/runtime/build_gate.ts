@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { resolve } from "node:path";
+import { readVerifiedFile } from "../_util/read_verified_file.ts";
 import type { Approver } from "../approval/approver.ts";
 import { renderPatchPreview } from "../approval/render_patch_preview.ts";
 import { renderWriteDiff } from "../approval/render_write_diff.ts";
@@ -54,14 +54,12 @@ async function previewCall(
   if (typeof call.args.command === "string") return call.args.command;
   const isEdit = call.name === "write_file" || call.name === "patch";
   if (!isEdit || typeof call.args.path !== "string") return undefined;
-  const path = resolve(workspace, call.args.path);
-  let before: string | null = null;
-  try {
-    const info = await Deno.stat(path);
-    if (info.isFile && info.size <= 1024 * 1024) before = await Deno.readTextFile(path);
-  } catch {
-    // A new file: the whole content is added.
-  }
-  if (call.name === "patch") return renderPatchPreview(before, call.args, call.args.path);
-  return renderWriteDiff(before, String(call.args.content ?? ""), { path: call.args.path });
+  // Opened, then verified: a symlink swapped in is refused, never read (issue 12).
+  const read = await readVerifiedFile(workspace, call.args.path, { maxBytes: 1024 * 1024 });
+  const before = read.type === "file" && read.size <= 1024 * 1024
+    ? new TextDecoder().decode(read.bytes)
+    : null; // a new file (or one not read): the whole content is added
+  const note = read.type === "refused" ? `(current content not shown: ${read.reason})\n` : "";
+  if (call.name === "patch") return note + renderPatchPreview(before, call.args, call.args.path);
+  return note + renderWriteDiff(before, String(call.args.content ?? ""), { path: call.args.path });
 }

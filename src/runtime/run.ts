@@ -163,6 +163,9 @@ export class Run implements AsyncDisposable {
         ...(reason !== undefined ? { reason } : {}),
       });
     });
+    const stopRefusals = init.broker.onSandboxRefusal?.(({ callId, name, reason }) => {
+      emit("sandbox_refused", { call_id: callId, name, reason });
+    });
     if (init.repaired.length > 0) emit("session_repaired", { tool_call_ids: [...init.repaired] });
     try {
       const outcome = await runAgent({
@@ -214,6 +217,7 @@ export class Run implements AsyncDisposable {
       return result;
     } finally {
       stopEgress?.();
+      stopRefusals?.();
     }
   }
 

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import ipaddr from "ipaddr.js";
 import { checkAddress } from "../../src/_util/check_address.ts";
 import { matchAllowDomains } from "../../src/_util/match_allow_domains.ts";
 
@@ -34,6 +35,23 @@ const TABLE: [string, boolean, string?][] = [
   ["172.32.0.0", false],
   ["192.167.255.255", false],
   ["192.169.0.0", false],
+  // just outside the other special-purpose blocks
+  ["192.0.1.255", false],
+  ["192.0.3.0", false],
+  ["192.88.98.255", false],
+  ["192.88.100.0", false],
+  ["198.17.255.255", false],
+  ["198.20.0.0", false],
+  ["223.255.255.255", false],
+  ["2001:200::", false],
+  ["2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff", true, "IETF protocol assignment"],
+  ["2003::1", false],
+  ["3ffe:ffff::1", false],
+  ["3fff:1000::", false],
+  ["5eff:ffff::1", false],
+  ["5f01::", false],
+  ["febf:ffff::1", true, "link-local"],
+  ["ff00::", true, "multicast"],
   // documentation and other public ranges are allowed
   ["192.0.2.1", false],
   ["198.51.100.7", false],
@@ -84,14 +102,15 @@ const TABLE: [string, boolean, string?][] = [
   ["::ffff:198.51.100.7", false],
   ["::ffff:c633:6407", false],
   ["64:ff9b::c633:6407", false],
-  ["2002:c633:6407::1", false],
-  ["2001:0:4136:e378:8000:63bf:39cc:9bf8", false], // client 198.51.100.7
+  // 6to4 and Teredo are not globally reachable (IANA: N/A), whatever they embed
+  ["2002:c633:6407::1", true, "6to4 address"],
+  ["2001:0:4136:e378:8000:63bf:39cc:9bf8", true, "Teredo address"], // client 198.51.100.7
   // IPv6 allowed
   ["2001:db8::1", false],
   ["2001:db8:ffff::ffff", false],
   ["2606:4700:4700::1111", false],
-  ["fec0::1", false], // deprecated site-local: not in the list
-  ["ff02::1", false], // multicast: not in the list (TCP cannot connect to it)
+  ["fec0::1", true, "site-local"],
+  ["ff02::1", true, "multicast"],
   // not addresses
   ["", true, "not an IP address"],
   ["localhost", true, "not an IP address"],
@@ -170,6 +189,147 @@ Deno.test("matchAllowDomains() allows a domain and names below it, nothing else"
   for (const [host, list, allowed] of table) {
     await t.step(`${host || "(empty)"} with [${list.join(", ")}] → ${allowed}`, () => {
       assert.equal(matchAllowDomains(host, list), allowed);
+    });
+  }
+});
+
+/**
+ * The IANA IPv4 and IPv6 Special-Purpose Address Registries, row by row (plus multicast and the
+ * deprecated site-local block): [block, refused?, reason fragment]. Refused: every block not
+ * globally reachable but the four documentation ranges; allowed: the globally reachable ones.
+ */
+const REGISTRY: [string, boolean, string?][] = [
+  // IPv4 Special-Purpose Address Registry
+  ["0.0.0.0/8", true, "this-network"],
+  ["0.0.0.0/32", true, "this-network"],
+  ["10.0.0.0/8", true, "RFC 1918"],
+  ["100.64.0.0/10", true, "CGNAT"],
+  ["127.0.0.0/8", true, "loopback"],
+  ["169.254.0.0/16", true, "link-local"],
+  ["172.16.0.0/12", true, "RFC 1918"],
+  ["192.0.0.0/24", true, "IETF protocol assignment"],
+  ["192.0.0.0/29", true, "IETF protocol assignment"], // IPv4 service continuity prefix
+  ["192.0.0.8/32", true, "IETF protocol assignment"], // IPv4 dummy address
+  ["192.0.0.9/32", false], // PCP anycast: globally reachable
+  ["192.0.0.10/32", false], // TURN anycast: globally reachable
+  ["192.0.0.170/32", true, "IETF protocol assignment"], // NAT64/DNS64 discovery
+  ["192.0.0.171/32", true, "IETF protocol assignment"],
+  ["192.0.2.0/24", false], // documentation (TEST-NET-1): allowed for test hosts
+  ["192.31.196.0/24", false], // AS112-v4: globally reachable
+  ["192.52.193.0/24", false], // AMT: globally reachable
+  ["192.88.99.0/24", true, "6to4 relay"], // deprecated
+  ["192.168.0.0/16", true, "RFC 1918"],
+  ["192.175.48.0/24", false], // AS112 direct delegation: globally reachable
+  ["198.18.0.0/15", true, "benchmarking"],
+  ["198.51.100.0/24", false], // documentation (TEST-NET-2)
+  ["203.0.113.0/24", false], // documentation (TEST-NET-3)
+  ["240.0.0.0/4", true, "reserved"],
+  ["255.255.255.255/32", true, "limited broadcast"],
+  ["224.0.0.0/4", true, "multicast"],
+  // IPv6 Special-Purpose Address Registry
+  ["::1/128", true, "loopback"],
+  ["::/128", true, "unspecified"],
+  ["64:ff9b:1::/48", true, "local-use NAT64"],
+  ["100::/64", true, "discard-only"],
+  ["100:0:0:1::/64", true, "dummy"],
+  ["2001::/23", true, "IETF protocol assignment"],
+  ["2001::/32", true, "Teredo"],
+  ["2001:1::1/128", false], // PCP anycast
+  ["2001:1::2/128", false], // TURN anycast
+  ["2001:1::3/128", false], // DNS-SD SRP anycast
+  ["2001:2::/48", true, "benchmarking"],
+  ["2001:3::/32", false], // AMT
+  ["2001:4:112::/48", false], // AS112-v6
+  ["2001:10::/28", true, "ORCHID"],
+  ["2001:20::/28", false], // ORCHIDv2
+  ["2001:30::/28", false], // drone remote ID DETs
+  ["2001:db8::/32", false], // documentation: allowed for test hosts
+  ["2002::/16", true, "6to4"],
+  ["2620:4f:8000::/48", false], // AS112 direct delegation
+  ["3fff::/20", true, "documentation address outside"],
+  ["5f00::/16", true, "segment-routing"],
+  ["fc00::/7", true, "unique-local"],
+  ["fe80::/10", true, "link-local"],
+  ["fec0::/10", true, "site-local"],
+  ["ff00::/8", true, "multicast"],
+];
+
+/** First and last address of a block (IPv4 or IPv6). */
+function edges(cidr: string): [string, string] {
+  const [network, bits] = ipaddr.parseCIDR(cidr);
+  if (network.kind() === "ipv4") {
+    const first = ipaddr.IPv4.networkAddressFromCIDR(cidr);
+    const last = ipaddr.IPv4.broadcastAddressFromCIDR(cidr);
+    return [first.toString(), last.toString()];
+  }
+  const parts = (network as ipaddr.IPv6).parts.slice();
+  const last = parts.map((word, i) => {
+    const keep = Math.max(0, Math.min(16, bits - 16 * i));
+    return keep === 16 ? word : (word | (0xffff >> keep)) & 0xffff;
+  });
+  return [new ipaddr.IPv6(parts).toString(), new ipaddr.IPv6(last).toString()];
+}
+
+/** The most specific registry row an address falls in. */
+function rowOf(address: string): [string, boolean, string?] | undefined {
+  const parsed = ipaddr.parse(address);
+  return REGISTRY.filter(([cidr]) => {
+    const range = ipaddr.parseCIDR(cidr);
+    return range[0].kind() === parsed.kind() && parsed.match(range);
+  }).sort((a, b) => ipaddr.parseCIDR(b[0])[1] - ipaddr.parseCIDR(a[0])[1])[0];
+}
+
+Deno.test("checkAddress() follows the IANA special-purpose registries, row by row", async (t) => {
+  for (const [cidr, refused] of REGISTRY) {
+    await t.step(`${cidr} → ${refused ? "refused" : "allowed"}`, () => {
+      for (const address of edges(cidr)) {
+        // An edge may sit in a more specific row (192.0.0.8/32 inside 192.0.0.0/24): that row wins.
+        const [, expectRefused, expectFragment] = rowOf(address)!;
+        const check = checkAddress(address);
+        assert.equal(check.allowed, !expectRefused, `${address}: ${JSON.stringify(check)}`);
+        if (!check.allowed && expectFragment) {
+          assert.ok(check.reason.includes(expectFragment), `${address}: ${check.reason}`);
+        }
+        if (ipaddr.parse(address).kind() === "ipv4") {
+          // In every IPv6 spelling the proxy reads as IPv4, and through NAT64.
+          const v4 = ipaddr.IPv4.parse(address);
+          const hex = v4.toIPv4MappedAddress().toString();
+          for (const spelled of [`::ffff:${address}`, hex, hex.toUpperCase(), `[${hex}]`]) {
+            assert.equal(checkAddress(spelled).allowed, !expectRefused, spelled);
+          }
+          const [a, b, c, d] = v4.octets;
+          const nat64 = `64:ff9b::${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+          assert.equal(checkAddress(nat64).allowed, !expectRefused, nat64);
+          const decimal = String(((a << 24) >>> 0) + (b << 16) + (c << 8) + d);
+          assert.equal(checkAddress(decimal).allowed, !expectRefused, decimal);
+        }
+      }
+    });
+  }
+});
+
+Deno.test("checkAddress() refuses the host's own addresses in every spelling", async (t) => {
+  const hostAddresses = ["198.51.100.9", "2001:db8:0:0:0:0:0:9", "fe80::1%eth0"];
+  const table: [string, boolean][] = [
+    ["198.51.100.9", true],
+    ["::ffff:198.51.100.9", true],
+    ["::ffff:c633:6409", true],
+    ["3325256713", true], // decimal
+    ["0306.063.0144.011", true], // octal
+    ["0xc6.0x33.0x64.0x9", true],
+    ["64:ff9b::c633:6409", true], // NAT64
+    ["2001:db8::9", true],
+    ["2001:DB8:0000::0009", true],
+    ["[2001:db8::9]", true],
+    ["198.51.100.10", false], // a neighbour is another host
+    ["2001:db8::a", false],
+  ];
+  for (const [address, refused] of table) {
+    await t.step(`${address} → ${refused ? "refused" : "allowed"}`, () => {
+      const check = checkAddress(address, { hostAddresses });
+      assert.equal(check.allowed, !refused, JSON.stringify(check));
+      if (!check.allowed) assert.match(check.reason, /host interface address/);
+      assert.equal(checkAddress(address).allowed, true, "without the host list it is allowed");
     });
   }
 });

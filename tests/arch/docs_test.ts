@@ -129,6 +129,7 @@ Deno.test("docs/security.md names only sandbox flags the renderer emits, and the
   const elsewhere = new Set([
     "--allow-all",
     "--allow-ffi",
+    "--bind-fd",
     "--unshare-user",
     "--yes",
   ]);

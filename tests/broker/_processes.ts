@@ -14,7 +14,7 @@
 export function processesWith(...markers: string[]): number[] {
   if (markers.length === 0) throw new TypeError("processesWith() needs at least one marker");
   const script =
-    'for f in /proc/[0-9]*/cmdline; do p=${f#/proc/}; printf "%s\\t" "${p%/cmdline}"; tr "\\0" " " < "$f" 2>/dev/null; echo; done';
+    'for f in /proc/[0-9]*/cmdline; do p=${f#/proc/}; printf "%s\\t" "${p%/cmdline}"; tr "\\0\\n" "  " < "$f" 2>/dev/null; echo; done';
   const out = new Deno.Command("bash", { args: ["-c", script], stdout: "piped", stderr: "null" })
     .outputSync();
   const pids: number[] = [];

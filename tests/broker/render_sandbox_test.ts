@@ -10,6 +10,7 @@ import {
   type SandboxCommand,
   type SandboxContext,
 } from "../../src/broker/render_sandbox.ts";
+import { CLOSE_DESCRIPTORS, SANDBOX_CHECK } from "../../src/broker/_sandbox_check.ts";
 
 const WS = "/srv/ws";
 const CONTEXT: SandboxContext = {
@@ -39,6 +40,23 @@ function set(partial: Partial<PermissionSet> = {}): PermissionSet {
     runBinaries: [],
     envNames: [],
     ...partial,
+  };
+}
+
+/**
+ * What runs inside the sandbox after bwrap's `--`: the mount check's arguments and the program.
+ * Every sandboxed argv starts there with the check (`_sandbox_check.ts`).
+ */
+function inside(argv: string[]): { checks: string[][]; cwd: string[]; program: string[] } {
+  const rest = argv.slice(argv.indexOf("--") + 1);
+  assert.deepEqual(rest.slice(0, 4), ["/bin/bash", "-c", SANDBOX_CHECK, "odek-check"]);
+  const n = Number(rest[4]);
+  const checks: string[][] = [];
+  for (let i = 0; i < n; i++) checks.push(rest.slice(5 + 4 * i, 9 + 4 * i));
+  return {
+    checks,
+    cwd: rest.slice(5 + 4 * n, 7 + 4 * n),
+    program: rest.slice(7 + 4 * n),
   };
 }
 
@@ -89,6 +107,7 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
     assert.deepEqual(mounts(argv), [
       ["--ro-bind", "/"],
       ["--dev", "/dev"],
+      ["--tmpfs", "/dev/shm"],
       ["--proc", "/proc"],
       ["--ro-bind", "/proc/sys"],
       ["--ro-bind-try", "/proc/sysrq-trigger"],
@@ -105,10 +124,11 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       ["--ro-bind-try", "/home/u/.cache/deno"],
       ["--ro-bind", "/home/u/.deno/bin/deno"],
     ]);
-    assert.deepEqual(argv.slice(sep - 2), [
-      "--chdir",
-      WS,
-      "--",
+    assert.deepEqual(argv.slice(sep - 2, sep + 1), ["--chdir", WS, "--"]);
+    // This context pins nothing (no `pin`): no mount is checked, the descriptors are closed.
+    assert.deepEqual(inside(argv).checks, []);
+    assert.deepEqual(inside(argv).cwd, [WS, ""]);
+    assert.deepEqual(inside(argv).program, [
       "/home/u/.deno/bin/deno",
       "run",
       "--no-prompt",
@@ -148,7 +168,7 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
     "program: no Deno flags, no tools, the deno binary read-only, the argv as given",
     () => {
       const { argv, env } = renderSandbox(set({ writePaths: [WS] }), CONTEXT, PROGRAM);
-      assert.deepEqual(argv.slice(argv.indexOf("--")), ["--", "bash", "-c", "echo hi"]);
+      assert.deepEqual(inside(argv).program, ["bash", "-c", "echo hi"]);
       assert.ok(!argv.some((a) => a.startsWith("--allow-")));
       // Only the binary itself: `deno` on PATH works, DENO_DIR and the tools stay out.
       assert.deepEqual(argv.filter((a) => a.includes("deno")), [
@@ -204,6 +224,7 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       sizes.set(argv[i + 1], argv[i - 1]);
     });
     assert.deepEqual(Object.fromEntries(sizes), {
+      "/dev/shm": String(64 << 20),
       "/tmp": String(64 << 20),
       "/run": String(1 << 20),
       "/home/u": String(64 << 20),
@@ -238,7 +259,7 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
         m.some(([op, p]) => op === "--ro-bind" && p === "/opt/odek/tools/egress_forwarder.ts"),
       );
       assert.ok(m.some(([op, p]) => op === "--ro-bind" && p === CONTEXT.denoPath));
-      const inner = argv.slice(argv.indexOf("--") + 1);
+      const inner = inside(argv).program;
       assert.deepEqual(inner.slice(0, 2), ["bash", "-c"]);
       assert.equal(inner[3], "odek-egress");
       const n = Number(inner[4]);
@@ -289,13 +310,23 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
   });
   await t.step("mode none: the Deno flags alone / the bare program", () => {
     const none = { ...CONTEXT, mode: "none" as const };
-    assert.equal(renderSandbox(set(), none, TOOL).argv[0], "/home/u/.deno/bin/deno");
-    assert.deepEqual(renderSandbox(set(), none, PROGRAM).argv, ["bash", "-c", "echo hi"]);
+    // Unconfined, only the inherited descriptors are closed before the program.
+    const closer = ["/bin/bash", "-c", CLOSE_DESCRIPTORS, "odek-fds"];
+    assert.deepEqual(renderSandbox(set(), none, TOOL).argv.slice(0, 5), [
+      ...closer,
+      "/home/u/.deno/bin/deno",
+    ]);
+    assert.deepEqual(renderSandbox(set(), none, PROGRAM).argv, [
+      ...closer,
+      "bash",
+      "-c",
+      "echo hi",
+    ]);
   });
   await t.step("bwrap missing: a tool child keeps its Deno flags, a program is refused", () => {
     const missing = { ...CONTEXT, bwrapPath: null };
     const { argv } = renderSandbox(set(), missing, TOOL);
-    assert.equal(argv[0], "/home/u/.deno/bin/deno");
+    assert.deepEqual(argv.slice(3, 5), ["odek-fds", "/home/u/.deno/bin/deno"]);
     assert.ok(argv.includes(`--allow-read=${WS}`));
     assert.throws(
       () => renderSandbox(set(), missing, PROGRAM),
@@ -325,6 +356,73 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
   await t.step("run binaries become a scoped --allow-run", () => {
     const { argv } = renderSandbox(set({ runBinaries: ["/usr/bin/git"] }), CONTEXT, TOOL);
     assert.ok(argv.includes("--allow-run=/usr/bin/git"));
+  });
+});
+
+Deno.test("renderSandbox() pins every bind and hands each to the check inside the sandbox", async (t) => {
+  // A fake pin: every path exists as "<length>:<index>" but the ones listed as missing.
+  const missing = new Set(["/home/u/.gitconfig"]);
+  const seen: string[] = [];
+  const pinned: SandboxContext = {
+    ...CONTEXT,
+    egressSocket: SOCKET,
+    pin: (path) => {
+      seen.push(path);
+      if (missing.has(path)) return null;
+      return { path, dev: path.length, ino: seen.length, type: "directory" };
+    },
+  };
+  const online = set({ network: { type: "proxy", allowDomains: [] }, writePaths: [WS] });
+  await t.step("a program: deno, the workspace, the socket and the forwarder", () => {
+    seen.length = 0;
+    const { argv } = renderSandbox(online, pinned, PROGRAM);
+    const { checks, cwd } = inside(argv);
+    const dests = checks.map(([dest, source, mode]) => `${mode} ${dest} <- ${source}`);
+    assert.deepEqual(dests.sort(), [
+      "ro /home/u/.deno/bin/deno <- /home/u/.deno/bin/deno",
+      "ro /opt/odek/tools/egress_forwarder.ts <- /opt/odek/tools/egress_forwarder.ts",
+      `ro ${EGRESS_SOCKET_IN_SANDBOX} <- ${SOCKET}`,
+      `rw ${WS} <- ${WS}`,
+    ]);
+    for (const [, source, , pin] of checks) {
+      assert.equal(pin, `${source.length}:${seen.indexOf(source) + 1}`, `${source} is pinned`);
+    }
+    assert.deepEqual(cwd, [WS, `${WS.length}:${seen.lastIndexOf(WS) + 1}`], "the cwd is pinned");
+    // A missing optional file (`--ro-bind-try`) is not bound at all; the others lose `-try`.
+    assert.ok(!argv.includes("/home/u/.gitconfig"));
+    assert.ok(!mounts(argv).some(([op, p]) => op.endsWith("-try") && !p.startsWith("/proc/")));
+  });
+  await t.step("a tool child: its tools and DENO_DIR too; the compute child only its own", () => {
+    const { checks } = inside(renderSandbox(set(), pinned, TOOL).argv);
+    assert.deepEqual(checks.map(([dest, , mode]) => `${mode} ${dest}`).sort(), [
+      "ro /home/u/.cache/deno",
+      "ro /home/u/.deno/bin/deno",
+      "ro /opt/odek/tools",
+      `ro ${WS}`,
+    ]);
+    const isolated = renderSandbox(
+      { ...set(), readPaths: [] },
+      pinned,
+      { ...TOOL, permissions: "none" },
+    );
+    const { checks: own, cwd } = inside(isolated.argv);
+    assert.deepEqual(own.map(([dest]) => dest).sort(), [
+      "/home/u/.cache/deno",
+      "/home/u/.deno/bin/deno",
+      "/opt/odek/tools",
+    ]);
+    assert.deepEqual(cwd, ["", ""], "the compute child starts in / and mounts no workspace");
+  });
+  await t.step("a source that is gone when it is pinned refuses the whole sandbox", () => {
+    missing.add(WS);
+    try {
+      assert.throws(
+        () => renderSandbox(online, pinned, PROGRAM),
+        (e) => e instanceof OdekError && e.code === "PATH_CHANGED" && e.message.includes(WS),
+      );
+    } finally {
+      missing.delete(WS);
+    }
   });
 });
 

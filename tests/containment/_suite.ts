@@ -128,7 +128,10 @@ async function runAttempt(
     if ("refusal" in gated) {
       result = gated.refusal;
     } else {
-      const real = await realTargets(gated.invocation.verdict!, f.ws); // as the broker does
+      const real = await realTargets(gated.invocation.verdict!, f.ws, {
+        protectedRoots: f.context.protectedRoots,
+        home: f.context.home,
+      }); // as the broker does
       scope = derivePermissions(gated.invocation, real, "standard", {
         workspace: f.ws,
         protectedRoots: f.context.protectedRoots,

@@ -19,7 +19,7 @@ export const ODEK_FLAGS = [
   "--allow-env",
   "--allow-net",
   "--allow-run",
-  "--allow-sys=uid,gid",
+  "--allow-sys=uid,gid,networkInterfaces",
 ];
 
 /** A private layout for one test: dispose it to delete everything. */

@@ -37,7 +37,7 @@ export class ToolFailure extends Error {
 
 /** What the egress proxy refuses, as the model is told when a destination was refused. */
 export const EGRESS_POLICY =
-  "odek refuses loopback, private (RFC 1918), link-local and cloud-metadata, CGNAT, unique-local and unspecified addresses (and their IPv4-mapped and other IPv6 forms), and hosts outside network.allowDomains when it is set";
+  "odek refuses every address that is not globally reachable (loopback, private (RFC 1918), link-local and cloud-metadata, CGNAT, unique-local, multicast, reserved and the other IANA special-purpose blocks, in any IPv6 form), this machine's own addresses, and hosts outside network.allowDomains when it is set";
 
 /**
  * The egress proxy refused a destination, or could not reach it (through a tunnel the child

@@ -1,0 +1,44 @@
+/**
+ * Calls refused because a path they were to use changed after odek checked it (private to
+ * `broker/`): the refusal as data for the model, and a report to every listener (the run turns
+ * it into a `sandbox_refused` event). See docs/security.md, "Races".
+ *
+ * @module
+ */
+import { SANDBOX_CHECK_MARKER } from "./_sandbox_check.ts";
+import type { SandboxRefusal, ToolInvocation, ToolResult } from "./tool_broker.ts";
+
+/** The listeners of one broker, and how a refusal reads. */
+export class SandboxRefusals {
+  readonly #listeners = new Set<(refusal: SandboxRefusal) => void>();
+
+  /** Report refusals to `listener` until the returned function is called. */
+  subscribe(listener: (refusal: SandboxRefusal) => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  /** Refuse `invocation` for `reason`: report it, and return the `denied` result. */
+  refuse(invocation: ToolInvocation, reason: string): ToolResult {
+    for (const listener of this.#listeners) {
+      try {
+        listener({ callId: invocation.id, name: invocation.name, reason });
+      } catch {
+        // A faulty listener must not change the result.
+      }
+    }
+    const message =
+      `${invocation.name} was not run: a path it uses changed after odek checked it, so its sandbox was refused (${reason}). Nothing of the call ran. If nothing else is renaming files in these directories, retry it.`;
+    return { ok: false, error: { kind: "denied", message } };
+  }
+
+  /**
+   * A result whose sandbox's own check failed (`_sandbox_check.ts` printed its marker) becomes a
+   * refusal; any other result is returned as it is.
+   */
+  screen(invocation: ToolInvocation, result: ToolResult): ToolResult {
+    const at = result.ok ? -1 : result.error.message.indexOf(`\n${SANDBOX_CHECK_MARKER}`);
+    if (result.ok || at === -1) return result;
+    return this.refuse(invocation, result.error.message.slice(at + 1).split("\n")[0]);
+  }
+}
