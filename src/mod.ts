@@ -151,4 +151,7 @@ export {
   type SessionTarget,
   type StartRunOptions,
   type SubscribeOptions,
+  type ToolProviderFactory,
+  type ToolProviderHost,
+  type ToolProviderSource,
 } from "./runtime/mod.ts";

@@ -11,6 +11,7 @@ import { checkFunction, checkMethods, checkObject, checkString } from "./check_o
 import { childDenoPath } from "./child_deno_path.ts";
 import { loadSettings } from "./compose.ts";
 import { Runtime } from "./runtime.ts";
+import { checkToolProviderSources, type ToolProviderSource } from "./tool_provider_source.ts";
 
 /** Options for {@linkcode createRuntime}. The runtime reads nothing else from the process. */
 export interface RuntimeOptions {
@@ -48,6 +49,12 @@ export interface RuntimeOptions {
   tmpDir?: string;
   /** The running deno or odek binary (finds the children's deno). @default `Deno.execPath()` */
   execPath?: string;
+  /**
+   * Tools every session host offers besides the built-in ones: providers, or factories called
+   * once per host (see `docs/runtime.md`). A host's own `tools` come after these.
+   * @default none
+   */
+  tools?: readonly ToolProviderSource[];
 }
 
 /**
@@ -93,6 +100,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   checkMethods("store", options.store, ["create", "open", "read", "list", "latest", "delete"]);
   checkMethods("clock", options.clock, ["now", "sleep", "random"]);
   checkString("execPath", options.execPath, { absolute: true });
+  checkToolProviderSources("tools", options.tools);
   const env: Record<string, string> = {
     ...options.env,
     ...(options.home ? { HOME: options.home } : {}),
@@ -113,6 +121,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     cwd: options.cwd,
     childDeno: childDenoPath(env, options.execPath ?? Deno.execPath()),
     modelFactory: options.modelFactory ?? openAIModelFor,
+    tools: options.tools ?? [],
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });

@@ -19,5 +19,10 @@ export { EventSubscription, type RuntimeEvent } from "./event_subscription.ts";
 export type { SubscribeOptions } from "./event_hub.ts";
 export type { RunSubscribeOptions } from "./run_event_log.ts";
 export { runtimeTools } from "./runtime_tools.ts";
+export type {
+  ToolProviderFactory,
+  ToolProviderHost,
+  ToolProviderSource,
+} from "./tool_provider_source.ts";
 export { type ChildDeno, childDenoPath, PINNED_DENO_VERSION } from "./child_deno_path.ts";
 export { probeEgressProxy } from "./probe_egress_proxy.ts";

@@ -28,8 +28,13 @@ import {
 } from "./check_option.ts";
 import { buildBroker, resolveAddDirs, resolveWorkspace, type Settings } from "./compose.ts";
 import type { RuntimeEvent } from "./event_subscription.ts";
-import type { ToolSet } from "../loop/tool_set.ts";
+import { runtimeTools } from "./runtime_tools.ts";
 import { SessionHost } from "./session_host.ts";
+import {
+  checkToolProviderSources,
+  resolveToolProviders,
+  type ToolProviderSource,
+} from "./tool_provider_source.ts";
 
 /** Which session a host is for: a new one (its task; optionally its name) or an existing one. */
 export type SessionTarget =
@@ -64,6 +69,11 @@ export interface OpenSessionOptions {
   record?: string;
   /** Answer from this cassette instead of the model (absolute or relative to `cwd`). */
   replay?: string;
+  /**
+   * Tools this host offers besides the built-in ones and the runtime's: providers, or factories
+   * called with this host. @default none
+   */
+  tools?: readonly ToolProviderSource[];
 }
 
 /** What the runtime lends a host while it opens (its workspace-independent parts). */
@@ -75,7 +85,8 @@ export interface RuntimeParts {
   modelFactory: ModelFactory;
   fetch?: typeof fetch;
   clock?: Clock;
-  tools: ToolSet;
+  /** The runtime's tool providers (every host's), before the host's own. */
+  tools: readonly ToolProviderSource[];
   forward: (event: RuntimeEvent) => void;
   onClosed: (host: SessionHost) => void;
 }
@@ -130,6 +141,7 @@ export function checkOpenSession(
     throw new RangeError(`baseUrl must be an http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
   }
   checkString("system", options.system);
+  checkToolProviderSources("tools", options.tools);
 }
 
 /**
@@ -153,6 +165,8 @@ export async function openSessionHost(
   let session: OpenSession | undefined = existing ?? undefined;
   let broker: SandboxBroker | undefined;
   let created: string | undefined;
+  let disposeProviders: (() => Promise<void>) | undefined;
+  const closing = new AbortController();
   try {
     const meta = existing?.meta;
     const model = options.model ?? meta?.model ?? settings.config.model;
@@ -223,6 +237,16 @@ export async function openSessionHost(
       });
       for (const message of messages) await session.append(message);
     }
+    const resolvedTools = await resolveToolProviders([...parts.tools, ...(options.tools ?? [])], {
+      sessionId: session.meta.id,
+      workspace,
+      addDirs: addDirs.granted,
+      trust,
+      broker,
+      signal: closing.signal,
+    });
+    disposeProviders = resolvedTools.dispose;
+    const tools = runtimeTools(resolvedTools.providers);
     const current = session.meta;
     return new SessionHost({
       settings,
@@ -232,7 +256,11 @@ export async function openSessionHost(
       gate,
       clarifier: options.clarifier ??
         new NoOperatorClarifier("no operator is attached to this run"),
-      tools: parts.tools,
+      tools,
+      closeTools: async () => {
+        closing.abort();
+        await resolvedTools.dispose();
+      },
       workspace,
       addDirs: addDirs.granted,
       trust,
@@ -251,6 +279,8 @@ export async function openSessionHost(
     // Nothing may outlive a failed open: the broker's children and proxy, the session's lock,
     // and a session this open created but could not start (nothing ran in it).
     try {
+      closing.abort();
+      await disposeProviders?.().catch(() => {});
       await broker?.close();
     } finally {
       await session?.close();

@@ -32,8 +32,8 @@ import {
   type OpenSessionOptions,
   type SessionTarget,
 } from "./open_session_host.ts";
-import { runtimeTools } from "./runtime_tools.ts";
 import type { SessionHost } from "./session_host.ts";
+import type { ToolProviderSource } from "./tool_provider_source.ts";
 
 /** What `createRuntime` hands the runtime (validated, resolved). */
 export interface RuntimeInit {
@@ -42,6 +42,8 @@ export interface RuntimeInit {
   cwd: string | undefined;
   childDeno: ChildDeno;
   modelFactory: ModelFactory;
+  /** Tools every host offers besides the built-in ones. */
+  tools: readonly ToolProviderSource[];
   fetch?: typeof fetch;
   clock?: Clock;
 }
@@ -181,7 +183,7 @@ export class Runtime implements AsyncDisposable {
         modelFactory: this.#init.modelFactory,
         ...(this.#init.fetch ? { fetch: this.#init.fetch } : {}),
         ...(this.#init.clock ? { clock: this.#init.clock } : {}),
-        tools: runtimeTools(),
+        tools: this.#init.tools,
         forward: (event) => this.#hub.publish(event),
         onClosed: (closed) => this.#hosts.delete(closed),
       },

@@ -64,6 +64,8 @@ export interface HostParts {
   gate: ToolGate;
   clarifier: Clarifier;
   tools: ToolSet;
+  /** Stops the host's tool providers (MCP servers, …): called after the last run, before the broker. */
+  closeTools?: () => Promise<void>;
   workspace: string;
   addDirs: readonly AddDir[];
   trust: TrustLevel;
@@ -283,13 +285,21 @@ export class SessionHost implements AsyncDisposable {
       }
     } finally {
       try {
-        await this.#parts.broker.close();
+        await this.#parts.closeTools?.();
       } finally {
-        try {
-          await this.#parts.session.close();
-        } finally {
-          this.#parts.onClosed(this);
-        }
+        await this.#closeBroker();
+      }
+    }
+  }
+
+  async #closeBroker(): Promise<void> {
+    try {
+      await this.#parts.broker.close();
+    } finally {
+      try {
+        await this.#parts.session.close();
+      } finally {
+        this.#parts.onClosed(this);
       }
     }
   }
