@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
+import { parse, type ParseError, printParseErrorCode, stripComments } from "jsonc-parser";
 import type { z } from "zod";
 import { OdekError } from "../_util/odek_error.ts";
 import { DEFAULT_CONFIG } from "./odek_config.ts";
@@ -43,6 +43,7 @@ export function validateLayer<T>(
  * @throws {OdekError} `CONFIG_INVALID` naming the file, the line and the column
  */
 export function parseJsonc(text: string, file: string): unknown {
+  if (stripComments(text).trim() === "") return {};
   const errors: ParseError[] = [];
   let data: unknown;
   try {

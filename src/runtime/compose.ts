@@ -50,6 +50,13 @@ export interface SettingsInput {
   tmpDir?: string;
 }
 
+/** Which variable the API key was read from, and whether the environment or `secrets.env` set it. */
+export interface ApiKeySource {
+  /** `ODEK_API_KEY`, `GROQ_API_KEY`, …; `apiKey` when `createRuntime`'s option gave it. */
+  variable: string;
+  from: "environment" | "secrets.env" | "option";
+}
+
 /** Settings every session host shares. */
 export interface Settings {
   paths: OdekPaths;
@@ -65,6 +72,8 @@ export interface Settings {
   warnings: readonly string[];
   /** `ODEK_API_KEY`, the preset's variable, `OPENAI_API_KEY` (`resolveApiKey`); never logged. */
   apiKey: string | undefined;
+  /** Where the key came from (never the key itself). */
+  apiKeySource?: ApiKeySource;
   /**
    * The one redactor of every sink: the API key, a base-URL password and secret-named environment
    * values (with their encodings), then key formats and secret-named assignments.
@@ -95,8 +104,16 @@ export async function loadSettings(input: SettingsInput): Promise<Settings> {
   await Deno.mkdir(paths.sessionsDir, { recursive: true, mode: 0o700 });
   // secrets.env fills only unset variables, and only here: its values never enter `env`, which
   // is what the broker's children are built from.
-  const apiKey = input.apiKey ||
-    resolveApiKey({ ...layers.filled, ...env }, resolveProvider(config).preset).key;
+  const choice = resolveApiKey({ ...layers.filled, ...env }, resolveProvider(config).preset);
+  const apiKey = input.apiKey || choice.key;
+  const apiKeySource: ApiKeySource | undefined = input.apiKey
+    ? { variable: "apiKey", from: "option" }
+    : choice.variable
+    ? {
+      variable: choice.variable,
+      from: Object.hasOwn(layers.filled, choice.variable) ? "secrets.env" : "environment",
+    }
+    : undefined;
   const urlPassword = passwordOf(config.baseUrl);
   const redact = createRedactor([
     ...(apiKey ? [apiKey] : []),
@@ -112,7 +129,17 @@ export async function loadSettings(input: SettingsInput): Promise<Settings> {
       ...(clock ? { now: () => new Date(clock.now()) } : {}),
     });
   const tmpDir = input.tmpDir ?? (env.TMPDIR?.startsWith("/") ? env.TMPDIR : undefined);
-  return { paths, config, layers, warnings: layers.warnings, apiKey, redact, store, tmpDir };
+  return {
+    paths,
+    config,
+    layers,
+    warnings: layers.warnings,
+    apiKey,
+    ...(apiKeySource ? { apiKeySource } : {}),
+    redact,
+    store,
+    tmpDir,
+  };
 }
 
 /**

@@ -19,6 +19,7 @@ import type { SessionStore } from "../session/session_store.ts";
 import type { ModelFactory } from "./build_model.ts";
 import type { ChildDeno } from "./child_deno_path.ts";
 import {
+  type ApiKeySource,
   resolveAddDirs,
   type ResolvedWorkspace,
   resolveWorkspace,
@@ -35,6 +36,19 @@ import {
 import type { SessionHost } from "./session_host.ts";
 import { type HostConfig, resolveHostConfig } from "./host_config.ts";
 import type { ToolProviderSource } from "./tool_provider_source.ts";
+
+/** See {@linkcode Runtime.secretsSummary}. */
+export interface SecretsSummary {
+  /** `ODEK_HOME/secrets.env`. */
+  file: string;
+  status: "read" | "absent" | "ignored";
+  /** The variables it sets. */
+  names: string[];
+  /** Those the environment did not set, so the file's value is used. */
+  filled: string[];
+  /** Where the API key came from, if there is one. */
+  apiKey?: ApiKeySource;
+}
 
 /** What `createRuntime` hands the runtime (validated, resolved). */
 export interface RuntimeInit {
@@ -177,6 +191,22 @@ export class Runtime implements AsyncDisposable {
    */
   get configWarnings(): readonly string[] {
     return this.#init.settings.warnings;
+  }
+
+  /**
+   * What the configuration layers below the user file hold, without a single secret value:
+   * `secrets.env` (its path, whether it was read, the names it sets and which of them it filled)
+   * and where the API key came from.
+   */
+  get secretsSummary(): SecretsSummary {
+    const { layers, apiKeySource } = this.#init.settings;
+    return {
+      file: layers.secrets.file,
+      status: layers.secrets.status,
+      names: Object.keys(layers.secrets.vars),
+      filled: Object.keys(layers.filled),
+      ...(apiKeySource ? { apiKey: apiKeySource } : {}),
+    };
   }
 
   /** The danger classifier (its Bash parser loads once, on first use). */
