@@ -1,26 +1,51 @@
 /**
  * The rule for a project's MCP servers: inert until the operator approves each. Nothing else may
  * hand a project server to the MCP layer: only what {@linkcode approveProjectMcpServers} returns
- * as approved (the {@linkcode ApprovedProjectMcpServer} type cannot be made elsewhere).
+ * as approved (an {@linkcode ApprovedProjectMcpServer} cannot be made elsewhere).
  *
  * @module
  */
 import { type McpApprovalStore, mcpServerHash } from "./mcp_approval_store.ts";
 import type { ProjectMcpServer } from "./mcp_servers.ts";
 
-declare const approvedBrand: unique symbol;
+/** Only this module can make an {@linkcode ApprovedProjectMcpServer}. */
+const MINT = Symbol("odek.approvedProjectMcpServer");
 
-/** A project server the operator approved: the only form in which one may reach the MCP client. */
-export interface ApprovedProjectMcpServer {
-  readonly [approvedBrand]: true;
+/**
+ * A project server the operator approved: the only form in which one may reach the MCP client,
+ * which should accept a project server only as `server instanceof ApprovedProjectMcpServer`.
+ * Made by {@linkcode approveProjectMcpServers} alone (the constructor refuses any other caller);
+ * frozen, with its entry copied at approval time, so what starts is exactly what was shown.
+ */
+export class ApprovedProjectMcpServer {
   /** Its name in the project file. */
   readonly name: string;
-  /** Its entry, exactly as approved. */
-  readonly entry: ProjectMcpServer;
+  /** Its entry, exactly as approved (a deep copy). */
+  readonly entry: Readonly<ProjectMcpServer>;
   /** SHA-256 of the entry (what the approval is stored under). */
   readonly sha256: string;
   /** `stored`: approved earlier (same content); `always`: approved now and stored; `once`: now only. */
   readonly how: "stored" | "always" | "once";
+
+  /**
+   * @throws {TypeError} unless called by {@linkcode approveProjectMcpServers}
+   */
+  constructor(
+    mint: symbol,
+    name: string,
+    entry: ProjectMcpServer,
+    sha256: string,
+    how: "stored" | "always" | "once",
+  ) {
+    if (mint !== MINT) {
+      throw new TypeError("Only approveProjectMcpServers() approves a project MCP server");
+    }
+    this.name = name;
+    this.entry = deepFreeze(structuredClone(entry));
+    this.sha256 = sha256;
+    this.how = how;
+    Object.freeze(this);
+  }
 }
 
 /** What the operator is asked about one server. */
@@ -212,5 +237,13 @@ function make(
   sha256: string,
   how: ApprovedProjectMcpServer["how"],
 ): ApprovedProjectMcpServer {
-  return { name, entry: structuredClone(entry), sha256, how } as ApprovedProjectMcpServer;
+  return new ApprovedProjectMcpServer(MINT, name, entry, sha256, how);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }

@@ -42,6 +42,13 @@ export interface HostConfig {
  * @returns the host's configuration
  * @throws {OdekError} `CONFIG_INVALID` for a project file that cannot be read or is invalid,
  *   naming the file, the key path, the value and the expected shape
+ *
+ * @example Through the runtime (`runtime.configFor` calls it)
+ * ```ts ignore
+ * const host = await runtime.configFor(workspace);
+ * for (const warning of host.warnings) console.error(`odek: warning: ${warning}`);
+ * console.log(host.config.budgets.maxIterations, host.denyRules.length);
+ * ```
  */
 export async function resolveHostConfig(
   settings: Settings,

@@ -57,6 +57,24 @@ const SECRET_NAMES =
  * @param entries the effective `contextFiles` with each entry's origin
  * @param options the workspace, the home and the read verdict
  * @returns the files read and one warning per refused entry (naming it and its layer)
+ *
+ * @example A project may not name a file outside the workspace
+ * ```ts
+ * import { readContextFiles } from "./read_context_files.ts";
+ * const ws = Deno.realPathSync(Deno.makeTempDirSync());
+ * Deno.writeTextFileSync(`${ws}/style.md`, "Use tabs.");
+ * const origin = { kind: "project" as const, source: `${ws}/odek.jsonc` };
+ * const read = await readContextFiles(
+ *   [{ path: "style.md", origin }, { path: "/etc/hostname", origin }],
+ *   {
+ *     workspace: ws,
+ *     home: "/home/ada",
+ *     classifyRead: () => ({ parts: [], decision: "allow", reason: "nothing to run" }),
+ *   },
+ * );
+ * Deno.removeSync(ws, { recursive: true });
+ * if (read.files.length !== 1 || !read.warnings[0].includes("outside the workspace")) throw new Error();
+ * ```
  */
 export async function readContextFiles(
   entries: readonly { path: string; origin: ValueOrigin }[],

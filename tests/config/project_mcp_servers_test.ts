@@ -184,3 +184,62 @@ Deno.test("a project's mcpServers entry without command or url is a schema error
     /odek\.jsonc at "mcpServers\.x": .*command .*url/,
   );
 });
+
+Deno.test("an ApprovedProjectMcpServer cannot be made outside the approval, and is frozen", async () => {
+  const { ApprovedProjectMcpServer } = await import(
+    "../../src/config/approve_project_mcp_servers.ts"
+  );
+  assert.throws(
+    () =>
+      new ApprovedProjectMcpServer(
+        Symbol("forged"),
+        "x",
+        { command: "node" },
+        "0".repeat(64),
+        "once",
+      ),
+    /Only approveProjectMcpServers\(\) approves/,
+  );
+  await using s = await scratch();
+  const ask = operator(["once"]);
+  const [server] = (await approveProjectMcpServers({
+    project: s.ws,
+    file: join(s.ws, "odek.jsonc"),
+    servers: { files: { command: "node", args: ["s.js"] } },
+    store: s.store,
+    ask: ask.ask,
+  })).approved;
+  assert.ok(server instanceof ApprovedProjectMcpServer);
+  assert.ok(Object.isFrozen(server) && Object.isFrozen(server.entry.args));
+});
+
+Deno.test("terminalMcpServerPrompt() reads y / a / anything else from the terminal, and shows the request", async (t) => {
+  const { terminalMcpServerPrompt } = await import(
+    "../../src/approval/terminal_mcp_server_prompt.ts"
+  );
+  await using s = await scratch();
+  const request: McpServerApprovalRequest = {
+    server: "files",
+    file: join(s.ws, "odek.jsonc"),
+    project: s.ws,
+    entry: SERVER,
+    sha256: "0".repeat(64),
+    text: 'The project file asks to start the MCP server "files":\n  command: "node"\u001b[2J',
+  };
+  for (
+    const [typed, answer] of [["y\n", "once"], ["a\n", "always"], ["n\n", "deny"], ["", "deny"]]
+  ) {
+    await t.step(JSON.stringify(typed), async () => {
+      const tty = join(s.ws, "tty");
+      await Deno.writeTextFile(tty, typed);
+      let shown = "";
+      const ask = terminalMcpServerPrompt({
+        ttyPath: tty,
+        output: { write: (p) => Promise.resolve((shown += new TextDecoder().decode(p), p.length)) },
+      });
+      assert.equal(await ask(request), answer);
+      assert.match(shown, /MCP server "files"/);
+      assert.ok(!shown.includes("\u001b"), "an escape reached the terminal");
+    });
+  }
+});
