@@ -32,7 +32,8 @@ function listener() {
   };
 }
 
-sandboxTest(
+// No program runs here (the push is denied, the glob is over budget): no bwrap needed.
+Deno.test(
   "odek run in a hostile repository: trust, base URL, added directory, outside context files and approvals do not take effect, each key is warned about, the project's lower budget applies and its deny rule refuses a command even with --yes",
   async () => {
     await using fx = await odekFixture();
