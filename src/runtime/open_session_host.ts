@@ -236,17 +236,17 @@ export async function openSessionHost(
         title: task,
       });
       created = session.meta.id;
-      const context = await readContextFiles(hostConfig.contextFiles, {
+      const contextRead = await readContextFiles(hostConfig.contextFiles, {
         workspace,
         home: settings.paths.home,
         classifyRead: (path) => gate.classify({ name: "read_file", args: { path } }),
       });
-      warnings.push(...context.warnings);
+      warnings.push(...contextRead.warnings);
       const messages = initialMessages({
         task,
         ...(options.system !== undefined ? { system: options.system } : {}),
         agentsMd: await readAgentsMd(workspace),
-        contextFiles: context.files,
+        contextFiles: contextRead.files,
         workspace,
         sandbox: host.config.sandbox,
         addDirs: addDirs.granted,
