@@ -74,6 +74,32 @@ export { type OdekPaths, resolveOdekPaths } from "./config/odek_paths.ts";
 export { resolveConfig, type ResolveConfigOptions } from "./config/resolve_config.ts";
 export { type TrustLevel, TrustLevelSchema } from "./config/trust_level.ts";
 export { validateWorkspace } from "./config/validate_workspace.ts";
+export {
+  type DenyRule,
+  type DenyRuleKind,
+  type DenyRules,
+  describeDenyRule,
+} from "./config/deny_rule.ts";
+export type {
+  LayerKind,
+  MergedConfig,
+  SourcedLayer,
+  ValueOrigin,
+} from "./config/merge_config_layers.ts";
+export type { LayerFileReport } from "./config/resolve_config.ts";
+export type { ProjectMcpServer } from "./config/mcp_servers.ts";
+export { type McpApproval, McpApprovalStore, mcpServerHash } from "./config/mcp_approval_store.ts";
+export {
+  ApprovedProjectMcpServer,
+  approveProjectMcpServers,
+  type ApproveProjectMcpServersOptions,
+  type McpServerAnswer,
+  type McpServerApprovalRequest,
+  type ProjectMcpServersDecision,
+} from "./config/approve_project_mcp_servers.ts";
+export type { HostConfig } from "./runtime/host_config.ts";
+export type { ApiKeySource } from "./runtime/compose.ts";
+export type { SecretsSummary } from "./runtime/runtime.ts";
 export type { RiskClass, Verdict, VerdictPart } from "./danger/verdict.ts";
 export type { Classifier, ClassifyContext } from "./danger/classifier.ts";
 export { createClassifier } from "./danger/create_classifier.ts";

@@ -7,6 +7,7 @@ import { lookup } from "node:dns/promises";
 import { dirname, join } from "node:path";
 import { checkAddress } from "../_util/check_address.ts";
 import { matchAllowDomains } from "../_util/match_allow_domains.ts";
+import { matchDenyDomain } from "../_util/match_deny_domain.ts";
 import { parseProxyRequest } from "./_proxy_request.ts";
 import { sweepStaleEgress } from "./_sweep_stale_egress.ts";
 
@@ -26,6 +27,12 @@ export interface EgressDecision {
 export interface EgressProxyOptions {
   /** `network.allowDomains`: when not empty, only these domains (and names below them). @default [] */
   allowDomains?: readonly string[];
+  /**
+   * `deny.domains` of the user and project layers: these hosts are refused even when a call's
+   * network part was approved (`*` refuses every host; `*.example.com` it and every name below;
+   * else exactly that host). @default []
+   */
+  denyDomains?: readonly string[];
   /** Called once per destination, allowed or refused. Must not throw. */
   onDecision?: (decision: EgressDecision) => void;
   /** Append one line per destination to this file (created 0600). @default no log file */
@@ -214,6 +221,15 @@ export class EgressProxy implements AsyncDisposable {
     host: string,
     port: number,
   ): Promise<{ allowed: true; addresses: string[] } | EgressDecision & { allowed: false }> {
+    const denied = matchDenyDomain(host, this.#options.denyDomains ?? []);
+    if (denied !== undefined) {
+      return {
+        host,
+        port,
+        allowed: false,
+        reason: `the host is denied by the deny rule "${denied}"`,
+      };
+    }
     if (!matchAllowDomains(host, this.#options.allowDomains ?? [])) {
       return { host, port, allowed: false, reason: "the host is not in network.allowDomains" };
     }

@@ -9,7 +9,8 @@ import { OdekError } from "../_util/odek_error.ts";
 import { flagError } from "./flag_error.ts";
 import { TrustLevelSchema } from "../config/trust_level.ts";
 import type { Classifier, ClassifyContext } from "../danger/classifier.ts";
-import type { Verdict } from "../danger/verdict.ts";
+import type { RiskClass, Verdict } from "../danger/verdict.ts";
+import { terminalSafe } from "./terminal_safe.ts";
 import type { CliIO } from "./cli_io.ts";
 import { cliRuntime } from "./cli_runtime.ts";
 import { EXIT } from "./exit_code.ts";
@@ -58,6 +59,8 @@ function render(verdict: Verdict, context: ClassifyContext): string {
  * (or `-` to read it from stdin), `--trust untrusted|standard|trusted` (default: the config's
  * `trustLevel`), `--workspace <dir>` (as for `odek run`; default the caller's directory),
  * `--add-dir <dir>[:ro]` (as for `odek run`), and `--json` to print the verdict (`{ parts, decision, reason }`) as JSON. Nothing is run.
+ * The workspace's deny rules (user and project layers) apply as in a run: a part a rule blocks
+ * names the rule, its layer and its file; the project file's warnings go to stderr.
  *
  * @param args the arguments after `classify`
  * @param io the process streams and environment
@@ -124,14 +127,18 @@ export async function classifyCommand(
     ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
     dedicated: false,
   });
-  // As in runs: config addDirs and --add-dir, validated.
+  // As in runs: config addDirs and --add-dir, validated; the workspace's project layer read.
   const addDirs = await runtime.resolveAddDirs(values["add-dir"] ?? []);
+  const host = await runtime.configFor(workspace);
+  for (const warning of host.warnings) io.stderr.write(`odek: warning: ${terminalSafe(warning)}\n`);
   const context: ClassifyContext = {
     workspace,
     home: runtime.paths.home,
     protectedRoots,
     addDirs: addDirs.granted,
-    trustLevel: trust?.data ?? runtime.config.trustLevel,
+    trustLevel: trust?.data ?? host.config.trustLevel,
+    trustedClasses: host.config.trustedClasses as RiskClass[],
+    denyRules: host.denyRules,
   };
   const classifier = options.classifier ?? await runtime.classifier();
   const verdict = classifier.classifyToolCall({ name: "shell", args: { command } }, context);

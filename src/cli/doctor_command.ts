@@ -12,6 +12,7 @@ import { cliRuntime } from "./cli_runtime.ts";
 import { type DoctorLayer, type DoctorReport, doctorReport } from "./doctor_report.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
+import { terminalSafe } from "./terminal_safe.ts";
 
 /**
  * Run `odek doctor` with its arguments (after the word `doctor`).
@@ -134,11 +135,26 @@ export function renderDoctorReport(report: DoctorReport): string {
       );
     }
   }
+  lines.push("configuration layers (later wins)");
+  for (const file of report.config.files) {
+    const name = file.kind === "secrets" ? "secrets.env" : file.kind;
+    const status = file.status === "read"
+      ? `read${file.detail ? ` (${file.detail})` : ""}`
+      : file.status === "absent"
+      ? "absent"
+      : file.status === "ignored"
+      ? "IGNORED"
+      : "NOT READ (misnamed)";
+    row(name, `${file.path} · ${status}`);
+  }
+  row("environment", "ODEK_* variables, then flags");
+  for (const warning of report.config.warnings) lines.push(`  warning: ${warning}`);
   if (report.problems.length === 0) lines.push("ok: odek can run here");
   else {
     const count = report.problems.length;
     lines.push(`${count} problem${count === 1 ? "" : "s"}:`);
     for (const problem of report.problems) lines.push(`  - ${problem}`);
   }
-  return `${lines.join("\n")}\n`;
+  // Paths and warnings quote the workspace's files: printed with escapes removed.
+  return `${lines.map((line) => terminalSafe(line)).join("\n")}\n`;
 }

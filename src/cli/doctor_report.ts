@@ -11,6 +11,7 @@ import type { AddDir } from "../config/add_dirs.ts";
 import { parseAddDir, validateAddDirs } from "../config/add_dirs.ts";
 import { dedicatedWorkspacePath } from "../config/dedicated_workspace.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import type { LayerFileReport } from "../config/resolve_config.ts";
 import type { CliIO } from "./cli_io.ts";
 import {
   type DockerProbe,
@@ -62,6 +63,12 @@ export interface DoctorReport {
     error?: string;
   };
   addDirs: { spec: string; ok: boolean; path?: string; readOnly?: boolean; error?: string }[];
+  /**
+   * Each configuration layer file looked at (`secrets.env`, the user file, the workspace's
+   * `odek.jsonc`, misnamed ones) with its status, and the warnings the layers gave (each project
+   * key ignored, by name).
+   */
+  config: { files: LayerFileReport[]; warnings: string[] };
 }
 
 /** What to check besides the configuration. */
@@ -96,6 +103,7 @@ export async function doctorReport(
   const workspace = await checkWorkspace(runtime, io, options);
   if (!workspace.ok) problems.push(workspace.error!);
   const addDirs = await checkAddDirs(runtime, io, options.addDirs, problems);
+  const configLayers = await checkConfig(runtime, workspace.path, problems);
   const children = runtime.childDeno;
   const childVersion = children.path === null
     ? null
@@ -216,6 +224,7 @@ export async function doctorReport(
       },
       workspace,
       addDirs,
+      config: configLayers,
     };
   } finally {
     if (scratch) await Deno.remove(scratch, { recursive: true });
@@ -241,6 +250,23 @@ async function checkWorkspace(
     return { requested, kind, ok: true, path: resolved.workspace };
   } catch (error) {
     return { requested, kind, ok: false, error: (error as Error).message };
+  }
+}
+
+async function checkConfig(
+  runtime: Runtime,
+  workspace: string | undefined,
+  problems: string[],
+): Promise<DoctorReport["config"]> {
+  if (workspace === undefined) {
+    return { files: [], warnings: [...runtime.configWarnings] };
+  }
+  try {
+    const host = await runtime.configFor(workspace);
+    return { files: host.files, warnings: host.warnings };
+  } catch (error) {
+    problems.push((error as Error).message);
+    return { files: [], warnings: [...runtime.configWarnings] };
   }
 }
 

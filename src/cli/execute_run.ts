@@ -36,7 +36,10 @@ export interface ExecuteRunOptions {
 export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   const { io, host } = options;
   try {
-    for (const warning of host.warnings) io.stderr.write(`odek: warning: ${warning}\n`);
+    // Warnings quote project files (keys, paths): printed with escapes removed.
+    for (const warning of host.warnings) {
+      io.stderr.write(`odek: warning: ${terminalSafe(warning)}\n`);
+    }
     return await follow(options);
   } finally {
     await closeEvents(options.events, io);

@@ -6,7 +6,7 @@
 
 /** Help per command (`main` for `odek --help`). */
 export const HELP_TEXT: Record<
-  "main" | "run" | "continue" | "sessions" | "classify" | "doctor",
+  "main" | "run" | "continue" | "sessions" | "classify" | "doctor" | "init" | "config",
   string
 > = {
   main: `odek — an autonomous agent runtime whose tools run in permission-scoped sandboxes
@@ -17,6 +17,8 @@ Usage:
   odek sessions list|show|export|delete
   odek classify "<command>"          show how a shell command is classified, and the decision
   odek doctor                        check the sandbox layers, versions and the workspace
+  odek init [--project]              write a commented config.jsonc (or the project's odek.jsonc)
+  odek config show                   the configuration in effect, each value with its layer
   odek --version
 
 Run "odek <command> --help" for the flags of a command. Docs: docs/cli.md`,
@@ -89,7 +91,10 @@ Flags:
   --workspace <dir>    the workspace paths are judged against (default: the current directory)
   --add-dir <dir>[:ro] an added directory, as for odek run (repeatable)
   --json               print the verdict as JSON: { parts, decision, reason }
-  -h, --help           show this help`,
+  -h, --help           show this help
+
+Deny rules of the user config and of the workspace's odek.jsonc apply as in a run: a part a
+rule blocks names the rule, its layer and its file.`,
   doctor: `Usage: odek doctor [flags]
 
 Reports which protection layers are active (Deno flags, bwrap and its version, the network
@@ -103,5 +108,28 @@ Flags:
   --dedicated-workspace   check the dedicated workspace (creates it when missing, as runs do)
   --add-dir <dir>[:ro]    also check this added directory (repeatable)
   --json                  print the report as one JSON object
+  -h, --help              show this help
+
+It also lists each configuration layer it read: secrets.env, the user config, the workspace's
+odek.jsonc, and misnamed files it does not read.`,
+  init: `Usage: odek init [--project [--workspace <dir>]]
+
+Writes a commented configuration file with every value commented out; an existing file is never
+replaced.
+
+  (no flag)               ODEK_HOME/config.jsonc: every key at its default
+  --project               odek.jsonc in the workspace: only the keys a project may set (it may
+                          only tighten each user's own settings), each with what counts
+  --workspace <dir>       the workspace for --project (default: the current directory)
+  -h, --help              show this help`,
+  config: `Usage: odek config show [--workspace <dir>] [--json]
+
+Prints the configuration a run in the workspace would use: every value with the layer it came
+from (default, secrets.env, ODEK_HOME/config.jsonc, the workspace's odek.jsonc, an ODEK_*
+variable, a flag), the layer files read, where the API key comes from (never its value), the
+project's MCP servers and whether each is approved, and the warnings (project keys ignored).
+
+  --workspace <dir>       the workspace (default: the current directory)
+  --json                  print it as one JSON object
   -h, --help              show this help`,
 };

@@ -50,6 +50,14 @@ export async function main(args: string[], io: CliIO): Promise<number> {
         const { doctorCommand } = await import("./doctor_command.ts");
         return await doctorCommand(rest, io);
       }
+      case "init": {
+        const { initCommand } = await import("./init_command.ts");
+        return await initCommand(rest, io);
+      }
+      case "config": {
+        const { configCommand } = await import("./config_command.ts");
+        return await configCommand(rest, io);
+      }
       case "classify": {
         const { classifyCommand } = await import("./classify_command.ts");
         return await classifyCommand(rest, io);

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { PROVIDER_NAMES, type ProviderName } from "./provider_presets.ts";
 import { TrustLevelSchema } from "./trust_level.ts";
+import { DenyRulesSchema } from "./deny_rule.ts";
 
 /** One configuration layer: every key optional, unknown keys refused. */
 export const ConfigLayerSchema = z.strictObject({
@@ -142,6 +143,17 @@ export const ConfigLayerSchema = z.strictObject({
     /** Estimated US dollars a run may spend (0 = off; needs both prices in `models.<id>`). */
     maxCostUsd: z.number().min(0).max(1_000_000).optional(),
   }).optional(),
+  /**
+   * Deny rules (docs/configuration.md#deny-rules): commands as argv-prefix patterns with `*`
+   * tokens, paths as picomatch globs, domains exact or `*.suffix`. A deny beats every approval.
+   * Every layer's rules are kept (the union).
+   */
+  deny: DenyRulesSchema.optional(),
+  /**
+   * Files read into a new session's first messages besides `AGENTS.md`: workspace-relative (or,
+   * in the user config only, absolute or `~/`), each capped. Every layer's files are kept.
+   */
+  contextFiles: z.array(z.string().min(1).max(4096)).max(32).optional(),
 });
 /** One configuration layer. */
 export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
@@ -196,6 +208,10 @@ export interface OdekConfig {
     compactionMaxTokens: number;
   };
   network: { allowDomains: string[] };
+  /** Deny rules of every layer (the union); which layer each came from is in the host's rules. */
+  deny: { commands: string[]; paths: string[]; domains: string[] };
+  /** Context files of every layer (the union), as written. */
+  contextFiles: string[];
 }
 
 /** What the config may say about one model. */
@@ -248,4 +264,6 @@ export const DEFAULT_CONFIG: OdekConfig = {
   },
   toolOutput: { maxBytes: 16_384, headBytes: 12_288, tailBytes: 4_096 },
   network: { allowDomains: [] },
+  deny: { commands: [], paths: [], domains: [] },
+  contextFiles: [],
 };

@@ -12,6 +12,7 @@ import type { RuleInput } from "./_rule.ts";
 import { RULES } from "./_rules.ts";
 import { BRACE_SENTINEL, DYNAMIC, type Scope, type SimpleCommand, subjectOf } from "./_types.ts";
 import type { VerdictPart } from "./verdict.ts";
+import { denyPart } from "./match_deny_rules.ts";
 
 const BIN_DIRS = new Set([
   "/bin",
@@ -52,6 +53,7 @@ function classifyArgv(
 ): void {
   if (argv[0] === BRACE_SENTINEL) argv = argv.slice(1);
   if (argv.length === 0) return;
+  denyArgv(argv, parts, scope);
   const [raw, ...args] = argv;
   if (raw.includes(DYNAMIC)) {
     parts.add("unknown", "the command name is known only at run time");
@@ -90,6 +92,28 @@ function classifyArgv(
   };
   rule(input);
   if (!NO_PATHS.has(name)) scanPaths(args, parts);
+}
+
+/**
+ * Deny rules on this command as it runs (wrappers call back here with what they wrap): a command
+ * rule on the argv, and path rules on every argument that could name a path (`secrets`,
+ * `--file=secrets/x`), resolved against the command's directory. Conservative: a word that only
+ * looks like a denied path is denied too, since a deny must never be missed.
+ */
+function denyArgv(argv: string[], parts: PartList, scope: Scope): void {
+  if (scope.deny.empty) return;
+  const rule = scope.deny.command(argv);
+  if (rule) parts.addAll([denyPart(parts.subjectText, rule, [])]);
+  if (NO_PATHS.has(lookupName(argv[0]))) return;
+  for (const arg of argv.slice(1)) {
+    const eq = arg.indexOf("=");
+    const word = arg.startsWith("-") ? (eq > 0 ? arg.slice(eq + 1) : "") : arg;
+    if (word === "" || /^[a-z][a-z0-9+.-]*:\/\//i.test(word)) continue;
+    const path = parts.resolve(word);
+    if (path === null) continue;
+    const denied = scope.deny.path(path);
+    if (denied) parts.addAll([denyPart(parts.subjectText, denied, [path])]);
+  }
 }
 
 /** Escalate for any path-like argument that names a protected root, a secret or a socket. */

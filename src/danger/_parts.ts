@@ -5,9 +5,10 @@
  *
  * @module
  */
-import type { PlaceKind } from "./_paths.ts";
+import type { Place, PlaceKind } from "./_paths.ts";
 import { DYNAMIC, type Scope } from "./_types.ts";
 import { forgetVariables, type WalkState } from "./_walk_state.ts";
+import { denyPart } from "./match_deny_rules.ts";
 import type { RiskClass, VerdictPart } from "./verdict.ts";
 
 const WRITE_DETAIL: Partial<Record<PlaceKind, string>> = {
@@ -48,6 +49,11 @@ export class PartList {
     return new PartList(this.#scope, this.#subject, cwd, this.#state, this.#parts);
   }
 
+  /** The command's text, as its parts' subject. */
+  get subjectText(): string {
+    return this.#subject;
+  }
+
   /** The parts so far. */
   get list(): VerdictPart[] {
     return this.#parts;
@@ -68,6 +74,13 @@ export class PartList {
     this.#parts.push({ riskClass, subject: this.#subject, targets, detail });
   }
 
+  /** A blocked part when a deny rule names the located path (`read`, `write`, `remove` call it). */
+  denyPath(place: Place): void {
+    if (place.kind === "unresolved" || place.kind === "tcp") return;
+    const rule = this.#scope.deny.path(place.path);
+    if (rule) this.#parts.push(denyPart(this.#subject, rule, [place.path]));
+  }
+
   /** Add parts produced elsewhere (a payload's). */
   addAll(parts: VerdictPart[]): void {
     this.#parts.push(...parts);
@@ -77,6 +90,7 @@ export class PartList {
   read(raw: string): void {
     if (raw === "") return;
     const place = this.#scope.paths.locate(raw, this.#cwd);
+    this.denyPath(place);
     if (place.kind === "protected") this.add("blocked", "reads a protected root", [place.path]);
     else if (place.kind === "secret") {
       this.add("system_write", "reads a secret-bearing path", [place.path]);
@@ -87,6 +101,7 @@ export class PartList {
   write(raw: string): void {
     if (raw === "") return;
     const place = this.#scope.paths.locate(raw, this.#cwd);
+    this.denyPath(place);
     switch (place.kind) {
       case "workspace":
       case "workspace_root":
@@ -114,6 +129,7 @@ export class PartList {
   remove(raw: string): void {
     if (raw === "") return;
     const place = this.#scope.paths.locate(raw, this.#cwd);
+    this.denyPath(place);
     const holds = place.kind === "unresolved" || place.kind === "tcp"
       ? null
       : this.#scope.paths.holds(place.path);

@@ -10,6 +10,7 @@ import { classifySimpleCommand } from "./_command.ts";
 import { PathScope } from "./_paths.ts";
 import { BRACE_SENTINEL, type Scope, type SimpleCommand, subjectOf } from "./_types.ts";
 import { initialState, Walker, type WalkState } from "./_walk.ts";
+import { DenyRuleMatcher } from "./match_deny_rules.ts";
 import type { VerdictPart } from "./verdict.ts";
 
 const MAX_PAYLOAD_DEPTH = 12;
@@ -36,6 +37,7 @@ function literalRanges(root: Node): [number, number][] {
 export class ScriptScope implements Scope {
   readonly context: ClassifyContext;
   readonly paths: PathScope;
+  readonly deny: DenyRuleMatcher;
   readonly #parser: BashParser;
   #depth = 0;
   #steps = 0;
@@ -49,6 +51,7 @@ export class ScriptScope implements Scope {
       context.protectedRoots,
       context.addDirs,
     );
+    this.deny = new DenyRuleMatcher(context.denyRules ?? [], context);
   }
 
   /** Remove backslash-newline pairs the way Bash does (not in comments or single quotes). */

@@ -5,6 +5,7 @@
  */
 import type { Node } from "./_bash_parser.ts";
 import type { ClassifyContext } from "./classifier.ts";
+import type { DenyRuleMatcher } from "./match_deny_rules.ts";
 import type { PathScope } from "./_paths.ts";
 import type { WalkState } from "./_walk_state.ts";
 import type { VerdictPart } from "./verdict.ts";
@@ -54,6 +55,8 @@ export interface SimpleCommand {
 export interface Scope {
   context: ClassifyContext;
   paths: PathScope;
+  /** The context's deny rules, compiled. */
+  deny: DenyRuleMatcher;
   /**
    * Classify a nested script (a payload) that runs in `cwd`: in a new shell, or with `state`
    * in the current one (`eval`, `source`), whose variables and directory it then changes.

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ClassificationRule } from "../../tools/_catalogue/tool_entry.ts";
+import type { DenyRule } from "../config/deny_rule.ts";
 import type { RiskClass, TrustLevel, Verdict, VerdictPart } from "./verdict.ts";
 
 /** Where a call would run, and the policy inputs. All paths absolute. */
@@ -27,6 +28,12 @@ export interface ClassifyContext {
   addDirs?: { path: string; readOnly: boolean }[];
   /** MCP servers whose tools are `code_execution` instead of `unknown`. @default [] */
   trustedMcpServers?: string[];
+  /**
+   * Deny rules of the user and project layers: a command, path or host one names gets a
+   * `blocked` part (never allowed, asked or approved), whose detail names the rule and its layer.
+   * @default []
+   */
+  denyRules?: DenyRule[];
 }
 
 /** A tool call as the classifier reads it: structurally the broker's `ToolInvocation`. */

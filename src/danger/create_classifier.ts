@@ -11,6 +11,7 @@ import { subjectOf } from "./_types.ts";
 import type { Classifier, ClassifyContext } from "./classifier.ts";
 import { decide } from "./decide.ts";
 import type { VerdictPart } from "./verdict.ts";
+import { DenyRuleMatcher } from "./match_deny_rules.ts";
 
 /** Options for {@linkcode createClassifier}. */
 export interface CreateClassifierOptions {
@@ -77,7 +78,7 @@ export async function createClassifier(options: CreateClassifierOptions = {}): P
   options.signal?.throwIfAborted();
   const parser = await loadBashParser();
   options.signal?.throwIfAborted();
-  const classifyCommand = (command: string, context: ClassifyContext): VerdictPart[] => {
+  const classifyRaw = (command: string, context: ClassifyContext): VerdictPart[] => {
     try {
       return dedupe(new ScriptScope(parser, context).script(command, context.workspace));
     } catch (error) {
@@ -91,11 +92,17 @@ export async function createClassifier(options: CreateClassifierOptions = {}): P
       }];
     }
   };
+  // Deny rules on the parts' paths and hosts (commands were matched during the walk).
+  const denied = (parts: VerdictPart[], context: ClassifyContext) =>
+    context.denyRules?.length
+      ? dedupe(new DenyRuleMatcher(context.denyRules, context).apply(parts))
+      : parts;
   return {
-    classifyCommand,
+    classifyCommand: (command, context) => denied(classifyRaw(command, context), context),
     classifyToolCall(call, context) {
-      const parts = dedupe(
-        toolCallParts(call, context, (command) => classifyCommand(command, context)),
+      const parts = denied(
+        dedupe(toolCallParts(call, context, (command) => classifyRaw(command, context))),
+        context,
       );
       const verdict = decide(parts, context.trustLevel, {
         trustedClasses: context.trustedClasses ?? [],

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { RISK_CLASSES } from "../../tools/_catalogue/tool_entry.ts";
+import type { DenyRule } from "../config/deny_rule.ts";
 
 /** Risk class of one part of a call (design §3; the list is the catalogue's `RISK_CLASSES`). */
 export const RiskClassSchema = z.enum(RISK_CLASSES);
@@ -23,6 +24,8 @@ export interface VerdictPart {
   targets: string[];
   /** Why the part has its class, e.g. `deletes outside the workspace` (set by the classifier). */
   detail?: string;
+  /** The deny rule that blocked it (its pattern, layer and file), for a part a rule added. */
+  denyRule?: DenyRule;
 }
 
 /** The classifier's verdict on a whole call. */

@@ -9,6 +9,7 @@ import type { Approver } from "../approval/approver.ts";
 import { renderPatchPreview } from "../approval/render_patch_preview.ts";
 import { renderWriteDiff } from "../approval/render_write_diff.ts";
 import type { AddDir } from "../config/add_dirs.ts";
+import type { DenyRule } from "../config/deny_rule.ts";
 import type { TrustLevel } from "../config/trust_level.ts";
 import type { Classifier, ClassifyContext } from "../danger/classifier.ts";
 import type { RiskClass } from "../danger/verdict.ts";
@@ -16,8 +17,9 @@ import type { ToolGate } from "../loop/gate_tool_calls.ts";
 import type { ResolvedWorkspace, Settings } from "./compose.ts";
 
 /**
- * The approval gate of a session host: the danger classifier at the host's trust level, and the
- * approver the surface gave (the terminal, a `--yes` policy, a browser, …).
+ * The approval gate of a session host: the danger classifier at the host's trust level with its
+ * deny rules, and the approver the surface gave (the terminal, a `--yes` policy, a browser, …).
+ * A call a deny rule names is refused before any approver sees it.
  */
 export function buildGate(
   settings: Settings,
@@ -27,6 +29,8 @@ export function buildGate(
     approver: Approver;
     trustLevel: TrustLevel;
     addDirs: readonly AddDir[];
+    /** The host's deny rules (user and project layers). @default none */
+    denyRules?: readonly DenyRule[];
   },
 ): ToolGate {
   const { workspace, protectedRoots } = resolved;
@@ -38,6 +42,7 @@ export function buildGate(
     addDirs: [...options.addDirs],
     trustLevel: options.trustLevel,
     trustedClasses: settings.config.trustedClasses as RiskClass[],
+    denyRules: [...(options.denyRules ?? [])],
   };
   return {
     classify: (call) => classifier.classifyToolCall(call, context),

@@ -110,7 +110,7 @@ export async function buildModel(settings: Settings, options: BuildModelOptions)
       "MISSING_API_KEY",
       `No API key for ${options.baseUrl}: set ${
         searched.join(", ")
-      } (the first one set is used) in the environment. Keys are never read from flags or config files.`,
+      } (the first one set is used) in the environment or in ODEK_HOME/secrets.env (mode 0600). Keys are never read from flags or config files.`,
     );
   }
   return await options.factory({

@@ -17,7 +17,7 @@ import { SandboxBroker } from "../broker/sandbox_broker.ts";
 import type { ConfigLayer, OdekConfig } from "../config/odek_config.ts";
 import type { TrustLevel } from "../config/trust_level.ts";
 import { type OdekPaths, resolveOdekPaths } from "../config/odek_paths.ts";
-import { resolveConfig } from "../config/resolve_config.ts";
+import { type ConfigLayers, loadConfigLayers, mergeUserLayers } from "../config/resolve_config.ts";
 import { resolveApiKey } from "../config/resolve_api_key.ts";
 import { resolveProvider } from "../config/resolve_provider.ts";
 import { isInside, validateWorkspace } from "../config/validate_workspace.ts";
@@ -50,12 +50,30 @@ export interface SettingsInput {
   tmpDir?: string;
 }
 
+/** Which variable the API key was read from, and whether the environment or `secrets.env` set it. */
+export interface ApiKeySource {
+  /** `ODEK_API_KEY`, `GROQ_API_KEY`, …; `apiKey` when `createRuntime`'s option gave it. */
+  variable: string;
+  from: "environment" | "secrets.env" | "option";
+}
+
 /** Settings every session host shares. */
 export interface Settings {
   paths: OdekPaths;
+  /**
+   * The user-level configuration (defaults, `secrets.env`, the user file, `ODEK_*`, flags). A
+   * session host uses its own: these layers with its workspace's project layer
+   * (`resolveHostConfig`).
+   */
   config: OdekConfig;
+  /** The user's layers as read, for each host's merge with its project layer. */
+  layers: ConfigLayers;
+  /** For the operator, on every host: a misnamed config file, an ignored `secrets.env`. */
+  warnings: readonly string[];
   /** `ODEK_API_KEY`, the preset's variable, `OPENAI_API_KEY` (`resolveApiKey`); never logged. */
   apiKey: string | undefined;
+  /** Where the key came from (never the key itself). */
+  apiKeySource?: ApiKeySource;
   /**
    * The one redactor of every sink: the API key, a base-URL password and secret-named environment
    * values (with their encodings), then key formats and secret-named assignments.
@@ -74,16 +92,35 @@ export interface Settings {
 export async function loadSettings(input: SettingsInput): Promise<Settings> {
   const { env } = input;
   const paths = input.paths ?? resolveOdekPaths(env, input.installDir);
-  const config = await resolveConfig({ configFile: paths.configFile, env, flags: input.config });
+  const layers = await loadConfigLayers({
+    configFile: paths.configFile,
+    env,
+    flags: input.config,
+    secretsFile: join(paths.odekHome, "secrets.env"),
+  });
+  const config = mergeUserLayers(layers).config;
   // ODEK_HOME must exist before any sandbox is rendered: a missing protected root cannot be
   // hidden, and the session journal is about to be created in it.
   await Deno.mkdir(paths.sessionsDir, { recursive: true, mode: 0o700 });
-  const apiKey = input.apiKey || resolveApiKey(env, resolveProvider(config).preset).key;
+  // secrets.env fills only unset variables, and only here: its values never enter `env`, which
+  // is what the broker's children are built from.
+  const choice = resolveApiKey({ ...layers.filled, ...env }, resolveProvider(config).preset);
+  const apiKey = input.apiKey || choice.key;
+  const apiKeySource: ApiKeySource | undefined = input.apiKey
+    ? { variable: "apiKey", from: "option" }
+    : choice.variable
+    ? {
+      variable: choice.variable,
+      from: Object.hasOwn(layers.filled, choice.variable) ? "secrets.env" : "environment",
+    }
+    : undefined;
   const urlPassword = passwordOf(config.baseUrl);
   const redact = createRedactor([
     ...(apiKey ? [apiKey] : []),
     ...(urlPassword ? [urlPassword] : []),
     ...secretEnvValues(env),
+    // Every value of secrets.env is a secret, whatever its name.
+    ...Object.values(layers.secrets.vars),
   ]);
   const clock = input.clock;
   const store = input.store ??
@@ -92,7 +129,17 @@ export async function loadSettings(input: SettingsInput): Promise<Settings> {
       ...(clock ? { now: () => new Date(clock.now()) } : {}),
     });
   const tmpDir = input.tmpDir ?? (env.TMPDIR?.startsWith("/") ? env.TMPDIR : undefined);
-  return { paths, config, apiKey, redact, store, tmpDir };
+  return {
+    paths,
+    config,
+    layers,
+    warnings: layers.warnings,
+    apiKey,
+    ...(apiKeySource ? { apiKeySource } : {}),
+    redact,
+    store,
+    tmpDir,
+  };
 }
 
 /**
@@ -218,6 +265,8 @@ export interface BuildBrokerOptions {
   trustLevel: TrustLevel;
   /** Receives each warning for the operator (one sentence each, without a prefix). */
   warn: (message: string) => void;
+  /** Hosts the egress proxy refuses even for approved network (`deny.domains`). @default [] */
+  denyDomains?: readonly string[];
 }
 
 /**
@@ -254,9 +303,15 @@ export async function buildBroker(
       `the workspace is inside odek's own install directory ${settings.paths.installDir}: the model can change the code odek runs next time. To work on odek, run a separate copy of it.`,
     );
   }
-  const context = installVisible
-    ? { ...base, protectedRoots: base.protectedRoots.filter((root) => root !== base.installDir) }
-    : base;
+  const { config } = settings;
+  const context = {
+    ...(installVisible
+      ? { ...base, protectedRoots: base.protectedRoots.filter((root) => root !== base.installDir) }
+      : base),
+    // The host's own limits (a project may lower them); the machine's context has the user's.
+    maxProcesses: config.sandboxMaxProcesses,
+    tmpfsMaxBytes: config.sandboxTmpfsMiB * 1024 * 1024,
+  };
   if (settings.config.sandbox === "docker" && !context.dockerPath) {
     options.warn(
       'sandbox is "docker" but the docker client is not installed, so the shell tool is disabled. Install Docker, or set "sandbox" to "bwrap" (see odek doctor)',
@@ -283,7 +338,7 @@ export async function buildBroker(
       validateAddDirs(addDirs, [settings.paths.odekHome, settings.paths.installDir]),
     trustLevel: options.trustLevel,
     shellTimeoutMs: settings.config.timeouts.shellSeconds * 1000,
-    ...(await startEgress(settings, options.warn)),
+    ...(await startEgress(settings, options.warn, options.denyDomains ?? [])),
   });
 }
 
@@ -294,6 +349,7 @@ export async function buildBroker(
 async function startEgress(
   settings: Settings,
   warn: (message: string) => void,
+  denyDomains: readonly string[],
 ): Promise<{ egress?: EgressProxy }> {
   const logs = join(settings.paths.odekHome, "logs");
   try {
@@ -301,6 +357,7 @@ async function startEgress(
     return {
       egress: await EgressProxy.start({
         allowDomains: settings.config.network.allowDomains,
+        denyDomains,
         logFile: join(logs, "egress.log"),
         ...(settings.tmpDir ? { dir: settings.tmpDir } : {}),
       }),

@@ -30,6 +30,8 @@ import { buildBroker, resolveAddDirs, resolveWorkspace, type Settings } from "./
 import type { RuntimeEvent } from "./event_subscription.ts";
 import { runtimeTools } from "./runtime_tools.ts";
 import { SessionHost } from "./session_host.ts";
+import { resolveHostConfig } from "./host_config.ts";
+import { readContextFiles } from "./read_context_files.ts";
 import {
   checkToolProviderSources,
   resolveToolProviders,
@@ -169,7 +171,7 @@ export async function openSessionHost(
   const closing = new AbortController();
   try {
     const meta = existing?.meta;
-    const model = options.model ?? meta?.model ?? settings.config.model;
+    // The endpoint is the user's alone (a project file may not set it): known before the workspace.
     const baseUrl = options.baseUrl ?? meta?.baseUrl ?? settings.config.baseUrl;
     if (meta && baseUrl.startsWith("replay:") && !options.replay) {
       throw new OdekError(
@@ -188,12 +190,17 @@ export async function openSessionHost(
       { dedicated },
     );
     const { workspace } = resolved;
+    // This workspace's project layer, tightened: what this host's parts below run with.
+    const hostConfig = await resolveHostConfig(settings, workspace);
+    const host: Settings = { ...settings, config: hostConfig.config };
+    const warnings: string[] = [...hostConfig.warnings];
+    const model = options.model ?? meta?.model ?? host.config.model;
     const addDirs = await resolveAddDirs(settings, options.addDirs ?? [], cwd);
     const at = (
       path: string | undefined,
     ) => (path === undefined ? undefined : resolve(cwd ?? "/", path));
     const replay = at(options.replay);
-    const modelClient = await buildModel(settings, {
+    const modelClient = await buildModel(host, {
       model,
       baseUrl,
       ...(options.record ? { record: at(options.record) } : {}),
@@ -202,19 +209,21 @@ export async function openSessionHost(
       ...(parts.fetch ? { fetch: parts.fetch } : {}),
       ...(parts.clock ? { clock: parts.clock } : {}),
     });
-    const trust = options.trust ?? settings.config.trustLevel;
-    const gate = buildGate(settings, resolved, {
+    const trust = options.trust ?? host.config.trustLevel;
+    const { denyRules } = hostConfig;
+    const gate = buildGate(host, resolved, {
       classifier: await classifier,
       approver: options.approver ?? new NonInteractiveApprover(),
       trustLevel: trust,
       addDirs: addDirs.granted,
+      denyRules,
     });
-    const warnings: string[] = [];
-    broker = await buildBroker(settings, resolved, {
+    broker = await buildBroker(host, resolved, {
       context,
       addDirs: addDirs.parsed,
       trustLevel: trust,
       warn: (message) => warnings.push(message),
+      denyDomains: denyRules.filter((r) => r.kind === "domain").map((r) => r.pattern),
     });
     if (!session) {
       const task = target.task!;
@@ -227,12 +236,19 @@ export async function openSessionHost(
         title: task,
       });
       created = session.meta.id;
+      const contextRead = await readContextFiles(hostConfig.contextFiles, {
+        workspace,
+        home: settings.paths.home,
+        classifyRead: (path) => gate.classify({ name: "read_file", args: { path } }),
+      });
+      warnings.push(...contextRead.warnings);
       const messages = initialMessages({
         task,
         ...(options.system !== undefined ? { system: options.system } : {}),
         agentsMd: await readAgentsMd(workspace),
+        contextFiles: contextRead.files,
         workspace,
-        sandbox: settings.config.sandbox,
+        sandbox: host.config.sandbox,
         addDirs: addDirs.granted,
       });
       for (const message of messages) await session.append(message);
@@ -249,7 +265,8 @@ export async function openSessionHost(
     const tools = runtimeTools(resolvedTools.providers);
     const current = session.meta;
     return new SessionHost({
-      settings,
+      settings: host,
+      hostConfig,
       session,
       model: modelClient,
       broker,

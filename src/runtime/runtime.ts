@@ -19,6 +19,7 @@ import type { SessionStore } from "../session/session_store.ts";
 import type { ModelFactory } from "./build_model.ts";
 import type { ChildDeno } from "./child_deno_path.ts";
 import {
+  type ApiKeySource,
   resolveAddDirs,
   type ResolvedWorkspace,
   resolveWorkspace,
@@ -33,7 +34,21 @@ import {
   type SessionTarget,
 } from "./open_session_host.ts";
 import type { SessionHost } from "./session_host.ts";
+import { type HostConfig, resolveHostConfig } from "./host_config.ts";
 import type { ToolProviderSource } from "./tool_provider_source.ts";
+
+/** See {@linkcode Runtime.secretsSummary}. */
+export interface SecretsSummary {
+  /** `ODEK_HOME/secrets.env`. */
+  file: string;
+  status: "read" | "absent" | "ignored";
+  /** The variables it sets. */
+  names: string[];
+  /** Those the environment did not set, so the file's value is used. */
+  filled: string[];
+  /** Where the API key came from, if there is one. */
+  apiKey?: ApiKeySource;
+}
 
 /** What `createRuntime` hands the runtime (validated, resolved). */
 export interface RuntimeInit {
@@ -62,7 +77,11 @@ export interface RuntimeInit {
 export class Runtime implements AsyncDisposable {
   /** ODEK_HOME, the config file, the sessions directory, the install directory, the home. */
   readonly paths: OdekPaths;
-  /** The merged configuration (defaults, config file, `ODEK_*` variables, the `config` layer). */
+  /**
+   * The user-level configuration (defaults, `secrets.env`, the config file, `ODEK_*` variables,
+   * the `config` layer), for what no workspace decides. A host's own, with its workspace's project
+   * layer, is `host.config` (or {@linkcode Runtime.configFor}).
+   */
   readonly config: OdekConfig;
   /** The session store every host journals to. */
   readonly sessions: SessionStore;
@@ -152,6 +171,42 @@ export class Runtime implements AsyncDisposable {
    */
   resolveAddDirs(specs: readonly string[] = []): Promise<{ parsed: AddDir[]; granted: AddDir[] }> {
     return resolveAddDirs(this.#init.settings, specs, this.cwd);
+  }
+
+  /**
+   * The configuration a session host for `workspace` would run with: the user's layers and the
+   * workspace's `odek.jsonc`, tightened, with each value's origin, the deny rules, the layer files
+   * looked at and the warnings (`odek config show`, `odek doctor`, `odek classify`).
+   *
+   * @param workspace a validated workspace (real path, e.g. from {@linkcode Runtime.resolveWorkspace})
+   * @throws {OdekError} `CONFIG_INVALID` for a project file that cannot be read or is invalid
+   */
+  configFor(workspace: string): Promise<HostConfig> {
+    return resolveHostConfig(this.#init.settings, workspace);
+  }
+
+  /**
+   * For the operator about the user's layers (a misnamed file, an ignored `secrets.env`); every
+   * host's `warnings` include them.
+   */
+  get configWarnings(): readonly string[] {
+    return this.#init.settings.warnings;
+  }
+
+  /**
+   * What the configuration layers below the user file hold, without a single secret value:
+   * `secrets.env` (its path, whether it was read, the names it sets and which of them it filled)
+   * and where the API key came from.
+   */
+  get secretsSummary(): SecretsSummary {
+    const { layers, apiKeySource } = this.#init.settings;
+    return {
+      file: layers.secrets.file,
+      status: layers.secrets.status,
+      names: Object.keys(layers.secrets.vars),
+      filled: Object.keys(layers.filled),
+      ...(apiKeySource ? { apiKey: apiKeySource } : {}),
+    };
   }
 
   /** The danger classifier (its Bash parser loads once, on first use). */

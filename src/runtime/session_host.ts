@@ -11,6 +11,8 @@ import type { Redactor } from "../_util/redact_known_values.ts";
 import type { Clarifier } from "../approval/clarifier.ts";
 import type { ToolBroker } from "../broker/tool_broker.ts";
 import type { AddDir } from "../config/add_dirs.ts";
+import type { DenyRule } from "../config/deny_rule.ts";
+import type { OdekConfig } from "../config/odek_config.ts";
 import type { TrustLevel } from "../config/trust_level.ts";
 import type { Model } from "../llm/model.ts";
 import { BudgetChecker, type RunBudgets } from "../loop/budget_checker.ts";
@@ -24,6 +26,7 @@ import type { OpenSession, SessionMeta, SessionMetaPatch } from "../session/sess
 import { budgetsFromConfig } from "./budgets_from_config.ts";
 import { checkFunction, checkObject, checkSignal, checkString } from "./check_option.ts";
 import type { Settings } from "./compose.ts";
+import type { HostConfig } from "./host_config.ts";
 import { contextOptionsFor } from "./context_options.ts";
 import type { RuntimeEvent } from "./event_subscription.ts";
 import { Run } from "./run.ts";
@@ -57,7 +60,10 @@ export interface StartRunOptions {
 
 /** What a host is made of (built by `openSessionHost`). */
 export interface HostParts {
+  /** The host's settings: its `config` is the host's own (the project layer included). */
   settings: Settings;
+  /** The host's configuration with origins, deny rules and the project file. @default from `settings` */
+  hostConfig?: HostConfig;
   session: OpenSession;
   model: Model;
   broker: ToolBroker;
@@ -101,8 +107,18 @@ export class SessionHost implements AsyncDisposable {
   readonly addDirs: readonly AddDir[];
   /** The trust level of every run on this host. */
   readonly trust: TrustLevel;
-  /** Warnings for the operator about this host (shell disabled, no egress proxy, …). */
+  /**
+   * Warnings for the operator about this host (shell disabled, no egress proxy, each project
+   * key ignored, a context file refused, …).
+   */
   readonly warnings: readonly string[];
+  /**
+   * The configuration this host runs with: the user's layers and its workspace's `odek.jsonc`,
+   * tightened (docs/configuration.md).
+   */
+  readonly config: OdekConfig;
+  /** The deny rules the host's classifier applies, each with its layer and file. */
+  readonly denyRules: readonly DenyRule[];
   readonly #parts: HostParts;
   #patch: SessionMetaPatch;
   #resumed: boolean;
@@ -119,6 +135,8 @@ export class SessionHost implements AsyncDisposable {
     this.addDirs = parts.addDirs;
     this.trust = parts.trust;
     this.warnings = parts.warnings;
+    this.config = parts.settings.config;
+    this.denyRules = parts.hostConfig?.denyRules ?? [];
     this.#patch = parts.patch;
     this.#resumed = parts.resumed;
   }

@@ -360,3 +360,29 @@ Deno.test("EgressProxy.start() removes directories killed proxies left, and only
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("EgressProxy refuses hosts a deny rule names before resolving them, whatever the allow-list", async (t) => {
+  const resolved: string[] = [];
+  const proxy = await EgressProxy.start({
+    denyDomains: ["*.denied.test", "exact.test"],
+    resolve: (host) => {
+      resolved.push(host);
+      return Promise.resolve(["198.51.100.7"]);
+    },
+    connect: () => Promise.reject(new Error("must not connect")),
+  });
+  try {
+    for (const host of ["denied.test", "api.denied.test", "exact.test"]) {
+      await t.step(host, async () => {
+        const reply = await exchange(proxy.socketPath, `CONNECT ${host}:443 HTTP/1.1\r\n\r\n`);
+        assert.match(reply, /^HTTP\/1\.1 403 Forbidden\r\n/);
+        assert.match(reply, /denied by the deny rule "(\*\.denied\.test|exact\.test)"/);
+      });
+    }
+    assert.deepEqual(resolved, [], "a denied host is never looked up");
+    const other = await exchange(proxy.socketPath, "CONNECT sub.exact.test:443 HTTP/1.1\r\n\r\n");
+    assert.doesNotMatch(other, /deny rule/);
+  } finally {
+    await proxy.close();
+  }
+});

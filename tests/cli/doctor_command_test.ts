@@ -49,6 +49,20 @@ function report(overrides: Partial<DoctorReport> = {}): DoctorReport {
     },
     workspace: { requested: "/w", kind: "current directory", ok: true, path: "/w" },
     addDirs: [],
+    config: {
+      files: [
+        { kind: "secrets", path: "/h/.odek/secrets.env", status: "absent" },
+        { kind: "user", path: "/h/.odek/config.jsonc", status: "absent" },
+        { kind: "project", path: "/w/odek.jsonc", status: "read" },
+        {
+          kind: "project",
+          path: "/w/odek.json",
+          status: "misnamed",
+          detail: "/w/odek.json is not read",
+        },
+      ],
+      warnings: ['/w/odek.jsonc: "baseUrl" ignored: a project may not choose'],
+    },
     ...overrides,
   };
 }
@@ -68,6 +82,8 @@ Deno.test("renderDoctorReport() shows every layer with its status, the versions 
       /pids limit +active · 1024 processes/,
       /seccomp filter +active · no Unix-domain sockets/,
       /root secrets +not available · none hidden/,
+      /configuration layers \(later wins\)\n {2}secrets\.env +\/h\/\.odek\/secrets\.env · absent\n {2}user +\/h\/\.odek\/config\.jsonc · absent\n {2}project +\/w\/odek\.jsonc · read\n {2}project +\/w\/odek\.json · NOT READ \(misnamed\)/,
+      /warning: \/w\/odek\.jsonc: "baseUrl" ignored/,
       /docker 28\.2\.2 +not available/,
       /workspace \(current directory\)\n +ok +\/w/,
       /ok: odek can run here\n$/,

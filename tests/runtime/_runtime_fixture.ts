@@ -43,6 +43,8 @@ export interface RuntimeFixtureOptions {
   runtime?: Partial<RuntimeOptions>;
   /** Variables to set or replace in the runtime's environment. */
   env?: Record<string, string>;
+  /** Files written under ODEK_HOME before the runtime starts (`config.jsonc`, `secrets.env`), with their mode. */
+  odekHomeFiles?: Record<string, { text: string; mode?: number }>;
 }
 
 /** This process's deno cache (the children find their npm packages there under the fake HOME). */
@@ -66,6 +68,11 @@ export async function runtimeFixture(options: RuntimeFixtureOptions): Promise<Ru
   const tmp = join(root, "tmp");
   await Deno.mkdir(odekHome, { recursive: true });
   await Deno.mkdir(tmp);
+  for (const [name, file] of Object.entries(options.odekHomeFiles ?? {})) {
+    const path = join(odekHome, name);
+    await Deno.writeTextFile(path, file.text);
+    await Deno.chmod(path, file.mode ?? 0o600);
+  }
   const scripts = [...options.scripts];
   const models: ScriptedModel[] = [];
   const runtime = await createRuntime({
