@@ -10,13 +10,25 @@ import { matchAllowDomains } from "../_util/match_allow_domains.ts";
 import { parseProxyRequest } from "./_proxy_request.ts";
 import { sweepStaleEgress } from "./_sweep_stale_egress.ts";
 
-/** One destination the proxy was asked for, and what it decided. */
+/**
+ * One destination the proxy was asked for, and what it decided.
+ *
+ * @example Log each destination
+ * ```ts
+ * import type { EgressDecision } from "./egress_proxy.ts";
+ * const decision: EgressDecision = { host: "127.0.0.1", port: 443, allowed: false, reason: "loopback address" };
+ * const line = `${decision.allowed ? "allowed" : "refused"} ${decision.host}:${decision.port}`;
+ * if (line !== "refused 127.0.0.1:443") throw new Error(line);
+ * ```
+ */
 export interface EgressDecision {
   /** The host as the client named it (a name or an IP literal, without brackets). */
   host: string;
+  /** The port asked for. */
   port: number;
   /** The address connected to (allowed), or the refused address when one was resolved. */
   address?: string;
+  /** Whether the proxy let the connection through. */
   allowed: boolean;
   /** Why it was refused, or why the allowed connection failed. */
   reason?: string;
