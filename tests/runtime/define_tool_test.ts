@@ -238,6 +238,32 @@ sandboxTest(
   },
 );
 
+Deno.test("defineTool() without bwrap (sandbox none): Deno's flags alone keep a read tool from writing", async () => {
+  await using f = await runtimeFixture({
+    sandbox: "none",
+    scripts: [calls(
+      { name: "note_read", arguments: { name: "marker.txt", line: "from the read tool" } },
+      { name: "note_write", arguments: { name: "marker.txt", line: "from the write tool" } },
+    )],
+  });
+  const dir = await toolsDir(f);
+  const workspace = await f.workspace("ws");
+  const tool = (name: string, workspaceAccess: "read" | "write") =>
+    defineTool({
+      name,
+      description: "Append a line to a marker file in the workspace.",
+      args: markerArgs,
+      access: { workspace: workspaceAccess },
+      module: join(dir, "write_marker.ts"),
+    });
+  const results = await runCalls(f, workspace, [
+    tool("note_read", "read"),
+    tool("note_write", "write"),
+  ]);
+  assert.match(results[0], /^error \(denied\): note_read was denied by the sandbox/, results[0]);
+  assert.match(results[1], /wrote marker\.txt: from the write tool/, results[1]);
+});
+
 Deno.test("defineTool() checks its options at once and its module when a host opens", async (t) => {
   const good = {
     name: "ok_tool",
