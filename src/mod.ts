@@ -1,31 +1,13 @@
 /**
- * odek as a library: the runtime (`createRuntime` → session hosts → runs, docs/runtime.md), and
- * below it the run loop, the model client, the sandboxed broker and the session store, to embed in
- * your own scripts. Fakes for tests are under `@odek/odek/testing`.
+ * odek as a library: an autonomous agent runtime whose every tool call runs sandboxed with the
+ * permissions its verdict grants. Build a runtime ({@linkcode createRuntime}), open a session host
+ * on a workspace ({@linkcode Runtime.openSession}), start runs on it
+ * ({@linkcode SessionHost.startRun}) and read their numbered events and outcome; add tools of your
+ * own with {@linkcode defineTool}. Fakes for tests (a scripted model, a fake OpenAI-compatible
+ * server) are in `./testing`. See docs/library.md; this release is used from a local checkout,
+ * imported by file path.
  *
- * @example Run the loop with a scripted model and an in-process broker
- * ```ts
- * import { runAgent, initialMessages, MemorySessionStore, ToolSet } from "./mod.ts";
- * import { FakeBroker, ScriptedModel } from "./testing/mod.ts";
- *
- * const model = new ScriptedModel([
- *   { toolCalls: [{ name: "glob", arguments: { pattern: "*.md" } }] },
- *   { text: "There is one Markdown file." },
- * ]);
- * const broker = new FakeBroker(() => ({ ok: true, output: "README.md" }));
- * const store = new MemorySessionStore();
- * const session = await store.create({ workspace: "/w", model: "m", baseUrl: "http://127.0.0.1/v1", title: "count docs" });
- * const messages = initialMessages({ task: "How many Markdown files are there?", workspace: "/w", sandbox: "bwrap" });
- * for (const message of messages) await session.append(message);
- * const outcome = await runAgent({
- *   model, broker, journal: session, messages,
- *   tools: new ToolSet(), runId: "0".repeat(32),
- * });
- * await session.close();
- * if (outcome.type !== "completed" || outcome.text !== "There is one Markdown file.") throw new Error(outcome.type);
- * ```
- *
- * @example Drive a session host through the runtime (what every surface does)
+ * @example Run a task against a scripted model
  * ```ts
  * import { createRuntime } from "./mod.ts";
  * import { ScriptedModel } from "./testing/mod.ts";
@@ -35,7 +17,6 @@
  * try {
  *   await using runtime = await createRuntime({
  *     env: { HOME: home, PATH: "/usr/bin:/bin" },
- *     installDir: new URL("..", import.meta.url).pathname.replace(/\/$/, ""),
  *     config: { sandbox: "none" },
  *     modelFactory: () => new ScriptedModel([{ text: "Hello." }, { text: "Hello again." }]),
  *   });
@@ -55,129 +36,106 @@
  *
  * @module
  */
-export { type ChatMessage, ChatMessageSchema, type ToolCall } from "./_util/chat_message.ts";
+
+// The runtime: createRuntime → session hosts → runs.
+export { createRuntime, type RuntimeOptions } from "./runtime/create_runtime.ts";
+export { Runtime } from "./runtime/runtime.ts";
+export type { OpenSessionOptions, SessionTarget } from "./runtime/open_session_host.ts";
+export {
+  type RunLimitsOverride,
+  SessionHost,
+  type StartRunOptions,
+} from "./runtime/session_host.ts";
+export { Run } from "./runtime/run.ts";
+export type { ModelFactory, ModelSpec } from "./runtime/build_model.ts";
 export { OdekError, type OdekErrorCode } from "./_util/odek_error.ts";
-export { redactKnownValues, type Redactor, secretEnvValues } from "./_util/redact_known_values.ts";
-export { createRedactor } from "./_util/create_redactor.ts";
-export { isSecretName } from "./_util/is_secret_name.ts";
-export { redactSecretPatterns } from "./_util/redact_secret_patterns.ts";
-export { StreamRedactor } from "./_util/stream_redactor.ts";
+export type { ConfigLayer, ModelFacts, OdekConfig } from "./config/odek_config.ts";
+export type { OdekPaths } from "./config/odek_paths.ts";
+export type { ProviderName } from "./config/provider_presets.ts";
+export type { ProviderQuirks } from "./config/provider_quirks.ts";
+
+// Events and outcomes.
+export { EventSubscription, type RuntimeEvent } from "./runtime/event_subscription.ts";
+export type { SubscribeOptions } from "./runtime/event_hub.ts";
+export type { RunSubscribeOptions } from "./runtime/run_event_log.ts";
+export type { RunEvent, RunEventData, RunEventType } from "./loop/run_event.ts";
+export type { RunOutcome } from "./runtime/run_outcome.ts";
+export type { RunStats } from "./loop/run_stats.ts";
+export type { BudgetBreach, BudgetName, RunBudgets } from "./loop/budget_checker.ts";
+
+// Tools of your own.
 export {
-  type NeutralizedKind,
-  type NeutralizedText,
-  neutralizeText,
-} from "./_util/neutralize_text.ts";
-export { type CapLimits, capOutput, DEFAULT_CAP_LIMITS } from "./_util/cap_output.ts";
-export { wrapUntrusted } from "./_util/wrap_untrusted.ts";
-export { DEFAULT_CONFIG, type OdekConfig } from "./config/odek_config.ts";
-export { type OdekPaths, resolveOdekPaths } from "./config/odek_paths.ts";
-export { resolveConfig, type ResolveConfigOptions } from "./config/resolve_config.ts";
-export { type TrustLevel, TrustLevelSchema } from "./config/trust_level.ts";
-export { validateWorkspace } from "./config/validate_workspace.ts";
-export {
-  type DenyRule,
-  type DenyRuleKind,
-  type DenyRules,
-  describeDenyRule,
-} from "./config/deny_rule.ts";
+  defineTool,
+  type DefineToolOptions,
+  type ToolAccess,
+  type ToolModuleContext,
+  type ToolModuleHandler,
+} from "./runtime/define_tool.ts";
 export type {
-  LayerKind,
-  MergedConfig,
-  SourcedLayer,
-  ValueOrigin,
-} from "./config/merge_config_layers.ts";
-export type { LayerFileReport } from "./config/resolve_config.ts";
-export type { ProjectMcpServer } from "./config/mcp_servers.ts";
-export { type McpApproval, McpApprovalStore, mcpServerHash } from "./config/mcp_approval_store.ts";
-export {
-  ApprovedProjectMcpServer,
-  approveProjectMcpServers,
-  type ApproveProjectMcpServersOptions,
-  type McpServerAnswer,
-  type McpServerApprovalRequest,
-  type ProjectMcpServersDecision,
-} from "./config/approve_project_mcp_servers.ts";
-export type { HostConfig } from "./runtime/host_config.ts";
-export type { ApiKeySource } from "./runtime/compose.ts";
-export type { SecretsSummary } from "./runtime/runtime.ts";
-export type { RiskClass, Verdict, VerdictPart } from "./danger/verdict.ts";
-export type { Classifier, ClassifyContext } from "./danger/classifier.ts";
-export { createClassifier } from "./danger/create_classifier.ts";
-export { decide } from "./danger/decide.ts";
-export {
-  type ApprovalAnswer,
-  type ApprovalRequest,
-  type Approver,
-  NonInteractiveApprover,
-  parseYesFlag,
-  TerminalApprover,
-} from "./approval/mod.ts";
-export { BUILTIN_TOOLS, type BuiltinTool } from "./broker/builtin_tools.ts";
-export { derivePermissions } from "./broker/derive_permissions.ts";
-export { type PermissionSet, permissionSetKey } from "./broker/permission_set.ts";
-export { SandboxBroker, type SandboxBrokerOptions } from "./broker/sandbox_broker.ts";
-export { sandboxContextFromEnvironment } from "./broker/sandbox_context.ts";
-export type { ToolBroker, ToolInvocation, ToolResult } from "./broker/tool_broker.ts";
-export type { Model, ModelDelta, ModelRequest, ModelResponse, ToolSpec } from "./llm/model.ts";
+  ToolProviderFactory,
+  ToolProviderHost,
+  ToolProviderSource,
+} from "./runtime/tool_provider_source.ts";
+export type { ProvidedCall, ProvidedTool, ToolProvider } from "./loop/tool_provider.ts";
+export type {
+  ArgsIssue,
+  ArgsResult,
+  ArgsSchema,
+  ClassificationRule,
+  RiskClass,
+} from "../tools/_catalogue/tool_entry.ts";
+export type {
+  EgressRefusalDetail,
+  ModuleTool,
+  SandboxRefusal,
+  ToolBroker,
+  ToolError,
+  ToolErrorKind,
+  ToolInvocation,
+  ToolResult,
+} from "./broker/tool_broker.ts";
+export type { EgressDecision } from "./broker/egress_proxy.ts";
+export type { TrustLevel, Verdict, VerdictPart } from "./danger/verdict.ts";
+export type { AddDir } from "./config/add_dirs.ts";
+export type { DenyRule, DenyRuleKind } from "./config/deny_rule.ts";
+
+// The model.
+export type {
+  Model,
+  ModelDelta,
+  ModelRequest,
+  ModelResponse,
+  ModelRetry,
+  ModelUsage,
+  ToolSpec,
+} from "./llm/model.ts";
 export { OpenAIModel, type OpenAIModelOptions } from "./llm/openai_model.ts";
-export { type ListedModel, listModels, type ListModelsOptions } from "./llm/list_models.ts";
-export { toWireMessages } from "./llm/to_wire_messages.ts";
-export { recordingFetch } from "./llm/recording_fetch.ts";
-export { replayFetch } from "./llm/replay_fetch.ts";
-export { FileSessionStore } from "./session/file_session_store.ts";
-export { MemorySessionStore } from "./session/memory_session_store.ts";
+export type { RetryPolicyOptions } from "./llm/retry_policy.ts";
+export type { Clock } from "./llm/clock.ts";
+export type { AssistantMessage, ChatMessage, ToolCall } from "./_util/chat_message.ts";
+
+// Sessions.
 export type {
+  CreateSessionInit,
   OpenSession,
   SessionCompaction,
   SessionMeta,
+  SessionMetaPatch,
   SessionStore,
   SessionSummary,
 } from "./session/session_store.ts";
-export { builtinToolSpecs } from "./loop/builtin_tool_specs.ts";
-export { type ResolvedTool, ToolSet, type ToolSetOptions } from "./loop/tool_set.ts";
-export type { ProvidedCall, ProvidedTool, ToolProvider } from "./loop/tool_provider.ts";
-export { initialMessages } from "./loop/initial_messages.ts";
+export { FileSessionStore } from "./session/file_session_store.ts";
+export { MemorySessionStore } from "./session/memory_session_store.ts";
+
+// Approvals and questions.
+export type {
+  ApprovalAnswer,
+  ApprovalCall,
+  ApprovalRequest,
+  Approver,
+} from "./approval/approver.ts";
 export {
-  runAgent,
-  type RunAgentOptions,
-  type RunOutcome as AgentOutcome,
-} from "./loop/run_agent.ts";
-export type { Step, StepInfo, StepRunner } from "./loop/step_runner.ts";
-export { journalStepRunner, type StepJournal } from "./loop/journal_step_runner.ts";
-export type { CompactionState, ContextOptions } from "./loop/context_manager.ts";
-export type { ProtectedMessagePredicate } from "./loop/turn_groups.ts";
-export { contextWindowFor } from "./config/context_window_for.ts";
-export { knownContextWindow } from "./config/known_context_windows.ts";
-export {
-  PROVIDER_NAMES,
-  PROVIDER_PRESETS,
-  type ProviderName,
-  type ProviderPreset,
-} from "./config/provider_presets.ts";
-export { DEFAULT_QUIRKS, type ProviderQuirks } from "./config/provider_quirks.ts";
-export { type ResolvedProvider, resolveProvider } from "./config/resolve_provider.ts";
-export { type ApiKeyChoice, resolveApiKey } from "./config/resolve_api_key.ts";
-export type { BudgetBreach, BudgetName, RunBudgets } from "./loop/budget_checker.ts";
-export { isPartialSummary, PARTIAL_SUMMARY_MARKER } from "./loop/partial_summary.ts";
-export type { RunEvent, RunEventData, RunEventType } from "./loop/run_event.ts";
-export {
-  createRuntime,
-  EventSubscription,
-  type ModelFactory,
-  type ModelSpec,
-  type OpenSessionOptions,
-  Run,
-  type RunLimitsOverride,
-  type RunOutcome,
-  type RunSubscribeOptions,
-  Runtime,
-  type RuntimeEvent,
-  type RuntimeOptions,
-  SessionHost,
-  type SessionTarget,
-  type StartRunOptions,
-  type SubscribeOptions,
-  type ToolProviderFactory,
-  type ToolProviderHost,
-  type ToolProviderSource,
-} from "./runtime/mod.ts";
+  NonInteractiveApprover,
+  type NonInteractiveApproverOptions,
+} from "./approval/non_interactive_approver.ts";
+export { type Clarifier, type ClarifyAnswer, NoOperatorClarifier } from "./approval/clarifier.ts";

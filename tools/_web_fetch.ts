@@ -138,6 +138,35 @@ export class EgressClient {
     }
   }
 
+  /**
+   * A plain `fetch` through the egress proxy, for library tools (`tools/module_tool.ts`): the
+   * proxy checks every destination, redirects included (fetch follows them through the same
+   * client).
+   *
+   * @param input what `fetch` takes
+   * @param init what `fetch` takes; its `client` is replaced
+   * @returns the response
+   * @throws {ToolFailure} `denied` without network; {@linkcode EgressRefusal} when the proxy
+   *   refuses a destination (or, through a tunnel, cannot reach it); `failed` for a connection
+   *   failure
+   */
+  async fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const client = this.#clientOrRefuse(url.href);
+    let response: Response;
+    try {
+      response = await fetch(input, { ...init, client });
+    } catch (error) {
+      if ((error as Error)?.name === "AbortError") throw error;
+      throw connectFailure(url, error, null);
+    }
+    if (response.headers.get("x-odek-egress") === "refused") {
+      const reason = (await response.text()).trim();
+      throw new EgressRefusal(new URL(response.url || url.href), `${reason}. ${POLICY}`);
+    }
+    return response;
+  }
+
   /** Stop the forwarder and the client. */
   close(): void {
     this.#client?.close();

@@ -5,7 +5,17 @@
  * @module
  */
 
-/** Machine-readable error codes. The CLI maps each to an exit code in one place. */
+/**
+ * Machine-readable error codes. The CLI maps each to an exit code in one place.
+ *
+ * @example Tell a locked session from other faults
+ * ```ts
+ * import { OdekError, type OdekErrorCode } from "./odek_error.ts";
+ * const code: OdekErrorCode = "SESSION_LOCKED";
+ * const error: unknown = new OdekError(code, "The session is in use by another odek process.");
+ * if (!(error instanceof OdekError) || error.code !== "SESSION_LOCKED") throw new Error("code");
+ * ```
+ */
 export type OdekErrorCode =
   | "USAGE"
   | "CONFIG_INVALID"
@@ -47,6 +57,8 @@ export class OdekError extends Error {
   readonly code: OdekErrorCode;
 
   /**
+   * Make a fault with its code.
+   *
    * @param code the stable code of this fault
    * @param message what failed, why, and what to do
    * @param options `cause`: the underlying error, if any

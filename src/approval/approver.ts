@@ -24,38 +24,95 @@ export const VerdictSchema: z.ZodType<Verdict> = z.object({
   reason: z.string(),
 });
 
-/** Zod schema of one call in an {@linkcode ApprovalRequest}. */
-export const ApprovalCallSchema = z.object({
+/**
+ * One call that asks.
+ *
+ * @example A network call that asks
+ * ```ts
+ * import type { ApprovalCall } from "./approver.ts";
+ * const call: ApprovalCall = {
+ *   callId: "c1",
+ *   toolName: "shell",
+ *   args: { command: "curl -sS http://127.0.0.1:8080/" },
+ *   verdict: {
+ *     decision: "ask",
+ *     reason: "curl reaches the network",
+ *     parts: [{ riskClass: "network", subject: "curl", targets: ["127.0.0.1"] }],
+ *   },
+ * };
+ * if (call.verdict.decision !== "ask") throw new Error("only asking calls are sent");
+ * ```
+ */
+export interface ApprovalCall {
   /** The tool-call id the answer refers to. */
-  callId: z.string().min(1),
+  callId: string;
   /** Tool name, e.g. `shell`. */
-  toolName: z.string().min(1),
+  toolName: string;
   /** The call's arguments as the model sent them (already parsed from JSON). */
-  args: z.record(z.string(), z.unknown()),
+  args: Record<string, unknown>;
   /** The classifier's verdict; its decision is `ask`. */
-  verdict: VerdictSchema,
+  verdict: Verdict;
   /** What to show the operator instead of the arguments: the full command or a file-write diff. */
+  preview?: string;
+}
+
+/** Zod schema of one call in an {@linkcode ApprovalRequest}. */
+export const ApprovalCallSchema: z.ZodType<ApprovalCall> = z.object({
+  callId: z.string().min(1),
+  toolName: z.string().min(1),
+  args: z.record(z.string(), z.unknown()),
+  verdict: VerdictSchema,
   preview: z.string().optional(),
 });
-/** One call that asks. */
-export type ApprovalCall = z.infer<typeof ApprovalCallSchema>;
+
+/**
+ * One batch: only the calls of one model turn whose verdict decision is `ask`.
+ *
+ * @example An empty batch
+ * ```ts
+ * import type { ApprovalRequest } from "./approver.ts";
+ * const request: ApprovalRequest = { calls: [] };
+ * if (request.calls.length !== 0) throw new Error("empty");
+ * ```
+ */
+export interface ApprovalRequest {
+  /** The asking calls, in the order the model made them. */
+  calls: ApprovalCall[];
+}
 
 /** Zod schema of an {@linkcode ApprovalRequest}. */
-export const ApprovalRequestSchema = z.object({ calls: z.array(ApprovalCallSchema) });
-/** One batch: only the calls of one model turn whose verdict decision is `ask`. */
-export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
+export const ApprovalRequestSchema: z.ZodType<ApprovalRequest> = z.object({
+  calls: z.array(ApprovalCallSchema),
+});
+
+/**
+ * The answer for one call. A denial goes back to the model as data with its reason.
+ *
+ * @example Approve a call's classes for the rest of the session
+ * ```ts
+ * import type { ApprovalAnswer } from "./approver.ts";
+ * const answer: ApprovalAnswer = { callId: "c1", approved: true, scope: "class", reason: "the operator said always" };
+ * if (!answer.approved) throw new Error("approved");
+ * ```
+ */
+export interface ApprovalAnswer {
+  /** The call it answers. */
+  callId: string;
+  /** Whether the call may run. */
+  approved: boolean;
+  /** `once`: this call only; `class`: the operator approved the call's classes for the run. */
+  scope: "once" | "class";
+  /** Why it was denied (or how it was approved), readable by the model and the operator. */
+  reason?: string;
+}
 
 /** Zod schema of an {@linkcode ApprovalAnswer}. */
-export const ApprovalAnswerSchema = z.object({
+export const ApprovalAnswerSchema: z.ZodType<ApprovalAnswer> = z.object({
   callId: z.string().min(1),
   approved: z.boolean(),
-  /** `once`: this call only; `class`: the operator approved the call's classes for the run. */
   scope: z.enum(["once", "class"]),
-  /** Why it was denied (or how it was approved), readable by the model and the operator. */
   reason: z.string().optional(),
 });
-/** The answer for one call. A denial goes back to the model as data with its reason. */
-export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
 
 /**
  * Decides the asking calls of one batch.
@@ -77,6 +134,8 @@ export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
  */
 export interface Approver {
   /**
+   * Decide every asking call of one batch.
+   *
    * @param request the calls whose verdict decision is `ask`
    * @param signal aborts a pending question
    * @returns one answer per call, in order

@@ -6,12 +6,42 @@
  * @module
  */
 
-/** The operator's answer, or why there is none. Never thrown: the loop returns it to the model. */
+/**
+ * The operator's answer, or why there is none. Never thrown: the loop returns it to the model.
+ *
+ * @example Answered, and not
+ * ```ts
+ * import type { ClarifyAnswer } from "./clarifier.ts";
+ * const answers: ClarifyAnswer[] = [
+ *   { answered: true, answer: "the main branch" },
+ *   { answered: false, reason: "nobody is at the terminal" },
+ * ];
+ * if (!answers[0].answered) throw new Error("first is answered");
+ * ```
+ */
 export type ClarifyAnswer =
   | { answered: true; answer: string }
   | { answered: false; reason: string };
 
-/** Asks the operator a question. */
+/**
+ * Asks the operator a question.
+ *
+ * @example A clarifier with fixed answers
+ * ```ts
+ * import type { Clarifier, ClarifyAnswer } from "./clarifier.ts";
+ * const known = new Map([["Which branch?", "main"]]);
+ * const clarifier: Clarifier = {
+ *   ask(question: string): Promise<ClarifyAnswer> {
+ *     const answer = known.get(question);
+ *     return Promise.resolve(
+ *       answer === undefined ? { answered: false, reason: "not known" } : { answered: true, answer },
+ *     );
+ *   },
+ * };
+ * const reply = await clarifier.ask("Which branch?");
+ * if (!reply.answered || reply.answer !== "main") throw new Error("answer");
+ * ```
+ */
 export interface Clarifier {
   /**
    * Ask `question` (already redacted) and wait for the answer.
@@ -25,7 +55,7 @@ export interface Clarifier {
  * The clarifier of runs where nobody can answer (`--json`, no terminal, sub-agents): every
  * question is answered with a reason telling the model to go on without it.
  *
- * @example
+ * @example Nobody answers, and the model is told why
  * ```ts
  * import { NoOperatorClarifier } from "./clarifier.ts";
  * const answer = await new NoOperatorClarifier("the run is non-interactive").ask("Which branch?");
@@ -35,7 +65,11 @@ export interface Clarifier {
 export class NoOperatorClarifier implements Clarifier {
   readonly #why: string;
 
-  /** @param why why nobody can answer, e.g. "no terminal is attached" */
+  /**
+   * A clarifier that answers nothing.
+   *
+   * @param why why nobody can answer, e.g. "no terminal is attached"
+   */
   constructor(why: string) {
     this.#why = why;
   }

@@ -8,7 +8,16 @@ import type { ApprovalAnswer, ApprovalRequest, Approver } from "./approver.ts";
 import { askingClasses } from "./asking_classes.ts";
 import { NEVER_SWEPT } from "./_sweeping_classes.ts";
 
-/** Options for {@linkcode NonInteractiveApprover}. */
+/**
+ * Options for {@linkcode NonInteractiveApprover}.
+ *
+ * @example Approve network asks only
+ * ```ts
+ * import type { NonInteractiveApproverOptions } from "./non_interactive_approver.ts";
+ * const options: NonInteractiveApproverOptions = { yes: ["network"] };
+ * if (options.yes === "all") throw new Error("a list");
+ * ```
+ */
 export interface NonInteractiveApproverOptions {
   /**
    * `"all"` (bare `--yes`): approve every ask except calls with a `destructive`, `privileged` or
@@ -40,7 +49,11 @@ export interface NonInteractiveApproverOptions {
 export class NonInteractiveApprover implements Approver {
   readonly #yes: "all" | readonly RiskClass[] | undefined;
 
-  /** @param options the `--yes` policy; absent denies every ask */
+  /**
+   * An approver with a fixed policy.
+   *
+   * @param options the `--yes` policy; absent denies every ask
+   */
   constructor(options: NonInteractiveApproverOptions = {}) {
     this.#yes = options.yes === "all" ? "all" : options.yes ? [...options.yes] : undefined;
   }

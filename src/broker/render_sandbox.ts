@@ -4,6 +4,7 @@
  * @module
  */
 import { dirname, isAbsolute, normalize } from "node:path";
+import { type ModuleChild, moduleChildArgs, moduleImportFlags } from "./_module_dir.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { PinnedPath } from "../_util/pin_path.ts";
 import type { PermissionSet } from "./permission_set.ts";
@@ -123,10 +124,10 @@ exec "$@"`;
 /**
  * What to run inside the sandbox: a Deno tool child (its entry file) or a program. A tool child
  * with `permissions: "none"` (the compute child) gets no `--allow-*` flag at all and, inside bwrap,
- * no workspace or granted path mounted; its permission set must grant nothing.
+ * no workspace or granted path mounted; its set must grant nothing. With a `module`: `ModuleChild`.
  */
 export type SandboxCommand =
-  | { kind: "tool_child"; entry: string; permissions?: "scoped" | "none" }
+  | { kind: "tool_child"; entry: string; permissions?: "scoped" | "none"; module?: ModuleChild }
   | { kind: "program"; argv: string[] };
 
 /** The V8 heap cap of a tool child without permissions, in MiB (it evaluates model input). */
@@ -193,7 +194,7 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * @throws {RangeError} a path that is relative, not normalized, `/` where a hidden root is
  *   expected, or holds a comma or a control character; a run binary named deno; a set that
  *   grants anything for a tool child with `permissions: "none"`; a `maxProcesses` below 8; a
- *   `tmpfsMaxBytes` below 1 MiB
+ *   `tmpfsMaxBytes` below 1 MiB; a `module` that `moduleImportFlags` refuses
  * @throws {OdekError} `SANDBOX_UNAVAILABLE` for a program in `bwrap` mode without bwrap;
  *   `PATH_CHANGED` when a bind source changed or vanished while it was pinned
  *
@@ -260,7 +261,7 @@ export function renderSandbox(
     }
     inner = [c.denoPath, "run", "--no-prompt", "--no-remote", "--cached-only"];
     const sock = egress ? [socket] : [];
-    inner.push("--config", `${checked(c.toolsDir)}/deno.json`);
+    inner.push(...moduleImportFlags(command.module, { ...c, set, isolated }, checked(c.toolsDir)));
     inner.push(LINEAR_REGEXP_FALLBACK_FLAG);
     if (isolated) inner.push(`--v8-flags=--max-old-space-size=${ISOLATED_CHILD_HEAP_MB}`);
     if (reads.length + sock.length > 0) inner.push(`--allow-read=${[...reads, ...sock].join(",")}`);
@@ -269,7 +270,7 @@ export function renderSandbox(
     }
     if (egress) inner.push("--allow-net");
     if (run.length > 0) inner.push(`--allow-run=${unique(run).join(",")}`);
-    inner.push(checked(command.entry));
+    inner.push(checked(command.entry), ...moduleChildArgs(command.module));
     if (egress) inner.push(`--egress-socket=${socket}`);
   }
   if (c.mode === "none" || (c.bwrapPath === null && toolChild)) {

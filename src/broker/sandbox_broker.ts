@@ -17,14 +17,17 @@ import { derivePermissions } from "./derive_permissions.ts";
 import type { EgressDecision, EgressProxy } from "./egress_proxy.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { createMissingTargets, removeUntouched } from "./_granted_targets.ts";
-import { realTargets } from "./_real_targets.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 import { runShell } from "./run_shell.ts";
 import { BackgroundJobs } from "./background_jobs.ts";
 import { runBackgroundTool } from "./_run_background_tool.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
+import { ModuleToolPools } from "./_module_tools.ts";
+import { type CallScope, callScope } from "./_call_scope.ts";
+import type { Verdict } from "../danger/verdict.ts";
 import { SandboxRefusals } from "./_sandbox_refusals.ts";
 import type { SandboxRefusal, ToolBroker, ToolInvocation, ToolResult } from "./tool_broker.ts";
+import type { ModuleTool } from "./tool_broker.ts";
 
 /** Options for {@linkcode SandboxBroker}. */
 export interface SandboxBrokerOptions {
@@ -69,9 +72,10 @@ const NO_PERMISSIONS: PermissionSet = {
  * Runs built-in tool calls: `fixedVerdict` → `derivePermissions` → the file-tool child for the
  * scope (category `files`), the web tool child for the scope (`http_request`, `browser`), a
  * fresh sandbox (`shell`), or the compute child, which runs with no permissions whatever the
- * verdict (category `compute`). A scope with network reaches the egress proxy. Every failure is data:
- * an unknown tool is `unknown_tool`, bad arguments `invalid_arguments`, an invalid workspace, a
- * `deny` verdict, a `blocked` part or a non-read call in an `untrusted` run `denied`.
+ * verdict (category `compute`); a library tool (`defineTool`, `runModuleTool`) in a module-tool
+ * child of its own for the scope. A scope with network reaches the egress proxy. Every failure is
+ * data: an unknown tool is `unknown_tool`, bad arguments `invalid_arguments`, an invalid
+ * workspace, a `deny` verdict, a `blocked` part or a non-read call in an `untrusted` run `denied`.
  *
  * @example Refuse an unknown tool (nothing is spawned)
  * ```ts
@@ -96,6 +100,8 @@ export class SandboxBroker implements ToolBroker {
   /** The compute child (no permissions; `tools/compute.ts`). */
   #computePool: ToolChildPool;
   #webPool: ToolChildPool;
+  /** The module-tool children of library tools, one pool per tool (`_module_tools.ts`). */
+  #modules: ModuleToolPools;
   /** One controller per shell command in flight, so close() kills their sandboxes. */
   #shells = new Set<AbortController>();
   /** The next shell sandbox of each scope, started ahead of time (see `_sandbox_standby.ts`). */
@@ -131,6 +137,7 @@ export class SandboxBroker implements ToolBroker {
       entry: join(options.context.toolsDir, "web.ts"),
       callTimeoutMs: WEB_CALL_TIMEOUT_MS,
     });
+    this.#modules = new ModuleToolPools(this.#context);
   }
 
   /**
@@ -143,8 +150,16 @@ export class SandboxBroker implements ToolBroker {
    *   `TOOL_CHILD_FAILED` when deno or bwrap cannot be started at all
    */
   async run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult> {
+    return await this.#screened(invocation, () => this.#run(invocation, signal));
+  }
+
+  /** Run `call`, turning a path that changed under a sandbox into a reported refusal. */
+  async #screened(
+    invocation: ToolInvocation,
+    call: () => Promise<ToolResult>,
+  ): Promise<ToolResult> {
     try {
-      return this.#refusals.screen(invocation, await this.#run(invocation, signal));
+      return this.#refusals.screen(invocation, await call());
     } catch (error) {
       if (!(error instanceof OdekError) || error.code !== "PATH_CHANGED") throw error;
       return this.#refusals.refuse(invocation, error.message);
@@ -179,40 +194,11 @@ export class SandboxBroker implements ToolBroker {
       }
       args = parsed.data;
     }
-    let workspace: string;
-    let addDirs: AddDir[];
-    try {
-      workspace = await this.#options.resolveWorkspace();
-      addDirs = (await this.#options.resolveAddDirs?.()) ?? [];
-    } catch (error) {
-      if (error instanceof OdekError && error.code === "WORKSPACE_INVALID") {
-        return failure("denied", `${name} was not run: ${error.message}`);
-      }
-      throw error;
-    }
-    const { trustLevel } = this.#options;
     const context = this.#context;
     const verdict = invocation.verdict ?? fixedVerdict({ name, args });
-    const refused = verdict.decision === "deny" ||
-      verdict.parts.some((part) => part.riskClass === "blocked");
-    if (refused) return failure("denied", `${name} was refused: ${verdict.reason}`);
-    if (trustLevel === "untrusted" && verdict.parts.some((p) => p.riskClass !== "read")) {
-      const classes = verdict.parts.map((p) => p.riskClass).join(", ");
-      return failure(
-        "denied",
-        `${name} was refused: an untrusted run may only read (this is ${classes})`,
-      );
-    }
-    // Granted targets become binds: resolve their links first (see _real_targets.ts).
-    const real = await realTargets(verdict, workspace, {
-      protectedRoots: context.protectedRoots,
-      home: context.home,
-    });
-    const set = derivePermissions({ ...invocation, args }, real, trustLevel, {
-      workspace,
-      protectedRoots: context.protectedRoots,
-      addDirs,
-    });
+    const scope = await this.#scope({ ...invocation, args }, verdict);
+    if ("refusal" in scope) return scope.refusal;
+    const { set, workspace, addDirs } = scope;
     if (tool.category === "files") {
       const roots = addDirs.map((dir) => dir.path);
       return await this.#pool.call(name, args, { set, workspace, roots, signal });
@@ -224,7 +210,11 @@ export class SandboxBroker implements ToolBroker {
         signal,
       });
     }
-    if (tool.category === "web") return await this.#runWeb(name, args, set, workspace, signal);
+    if (tool.category === "web") {
+      return await this.#withEgress(() =>
+        this.#webPool.call(name, args, { set, workspace, signal })
+      );
+    }
     if (tool.category === "bg") {
       return await runBackgroundTool(this.#jobs, name, args, {
         set,
@@ -278,25 +268,46 @@ export class SandboxBroker implements ToolBroker {
     }
   }
 
+  /** The scope of an approved call (see `_call_scope.ts`). */
+  #scope(invocation: ToolInvocation, verdict: Verdict): Promise<CallScope> {
+    return callScope(invocation, verdict, { ...this.#options, context: this.#context });
+  }
+
   /**
-   * A web call in the web child for its scope. A refused HTTPS destination reaches the child only
-   * as a failed tunnel, so the proxy's decision on the destination the child names (host and
-   * port, as fields) is added here.
+   * Run one approved call of a library tool (`defineTool`), which must carry its verdict, in the
+   * module-tool child for its scope (`_module_tools.ts`). Refusals are data, as for `run`.
+   * @throws as {@linkcode SandboxBroker.run} does
    */
-  async #runWeb(
-    name: string,
-    args: Record<string, unknown>,
-    set: PermissionSet,
-    workspace: string,
+  async runModuleTool(
+    invocation: ToolInvocation,
+    tool: ModuleTool,
     signal?: AbortSignal,
   ): Promise<ToolResult> {
+    return await this.#screened(invocation, async () => {
+      const module = await this.#modules.resolve(invocation, tool);
+      if ("refusal" in module) return module.refusal;
+      const scope = await this.#scope(invocation, module.verdict);
+      if ("refusal" in scope) return scope.refusal;
+      const { set, workspace, addDirs } = scope;
+      const roots = addDirs.map((dir) => dir.path);
+      return await this.#withEgress(() =>
+        module.pool.call(invocation.name, invocation.args, { set, workspace, roots, signal })
+      );
+    });
+  }
+
+  /**
+   * A call in a child that may reach the network (a web tool, a library tool). A refused HTTPS
+   * destination reaches the child only as a failed tunnel, so the proxy's decision on the
+   * destination the child names (host and port, as fields) is added here.
+   */
+  async #withEgress(call: () => Promise<ToolResult>): Promise<ToolResult> {
     const refusals: EgressDecision[] = [];
     const stop = this.onEgress((decision) => {
       if (!decision.allowed || decision.reason) refusals.push(decision);
     });
     try {
-      const result = await this.#webPool.call(name, args, { set, workspace, signal });
-      return withEgressDecision(result, refusals);
+      return withEgressDecision(await call(), refusals);
     } finally {
       stop();
     }
@@ -362,6 +373,7 @@ export class SandboxBroker implements ToolBroker {
       this.#pool.close(),
       this.#computePool.close(),
       this.#webPool.close(),
+      this.#modules.close(),
       this.#standby.close(),
       this.#jobs.close(),
     ]);

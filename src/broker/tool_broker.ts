@@ -8,7 +8,16 @@ import type { ToolEntry } from "../../tools/_catalogue/mod.ts";
 import type { Verdict } from "../danger/verdict.ts";
 import type { EgressDecision } from "./egress_proxy.ts";
 
-/** Why a tool call failed; returned to the model, never thrown. */
+/**
+ * Why a tool call failed; returned to the model, never thrown.
+ *
+ * @example Retry only what may pass next time
+ * ```ts
+ * import type { ToolErrorKind } from "./tool_broker.ts";
+ * const transient: ToolErrorKind[] = ["timeout", "interrupted"];
+ * if (!transient.includes("timeout")) throw new Error("kinds");
+ * ```
+ */
 export type ToolErrorKind =
   | "invalid_arguments"
   | "unknown_tool"
@@ -20,12 +29,25 @@ export type ToolErrorKind =
   /** Not run: a budget of the run is spent (the loop refuses it; the broker never returns it). */
   | "budget_exceeded";
 
-/** A destination the egress proxy refused (or could not reach), as fields. */
+/**
+ * A destination the egress proxy refused (or could not reach), as fields.
+ *
+ * @example A refused loopback destination
+ * ```ts
+ * import type { EgressRefusalDetail } from "./tool_broker.ts";
+ * const refused: EgressRefusalDetail = {
+ *   url: "http://127.0.0.1:8080/admin", host: "127.0.0.1", port: 8080,
+ *   decision: { allowed: false, reason: "loopback address" },
+ * };
+ * if (refused.decision?.allowed !== false) throw new Error("refused");
+ * ```
+ */
 export interface EgressRefusalDetail {
   /** The URL requested (the hop that was refused). */
   url: string;
   /** Its host, an IPv6 literal without brackets. */
   host: string;
+  /** Its port (the scheme's default when the URL names none). */
   port: number;
   /** What the proxy decided for `host`:`port` during the call, when it reported a decision. */
   decision?: {
@@ -36,15 +58,39 @@ export interface EgressRefusalDetail {
   };
 }
 
-/** Why a tool call failed, as the model is told. */
+/**
+ * Why a tool call failed, as the model is told.
+ *
+ * @example A denial the model reads
+ * ```ts
+ * import type { ToolError } from "./tool_broker.ts";
+ * const error: ToolError = { kind: "denied", message: "write_file was refused: an untrusted run may only read" };
+ * if (error.kind !== "denied") throw new Error("kind");
+ * ```
+ */
 export interface ToolError {
+  /** What kind of failure (the model reads it as `error (<kind>): …`). */
   kind: ToolErrorKind;
+  /** What failed, why, and what to do. */
   message: string;
   /** Set for a call the egress proxy refused: the message is made from these fields. */
   egress?: EgressRefusalDetail;
 }
 
-/** The outcome of one tool call, as data (house style §5). */
+/**
+ * The outcome of one tool call, as data (house style §5).
+ *
+ * @example Read a result
+ * ```ts
+ * import type { ToolResult } from "./tool_broker.ts";
+ * function text(result: ToolResult): string {
+ *   return result.ok ? result.output : `error (${result.error.kind}): ${result.error.message}`;
+ * }
+ * if (text({ ok: false, error: { kind: "timeout", message: "no answer" } }) !== "error (timeout): no answer") {
+ *   throw new Error("text");
+ * }
+ * ```
+ */
 export type ToolResult =
   | { ok: true; output: string }
   | { ok: false; error: ToolError };
@@ -52,6 +98,18 @@ export type ToolResult =
 /**
  * One call to run: arguments already parsed from JSON and validated against the tool's schema
  * (when `entry` is set, by the caller: the loop looks each call up and validates it once).
+ *
+ * @example A validated call with its approved verdict
+ * ```ts
+ * import type { ToolInvocation } from "./tool_broker.ts";
+ * const invocation: ToolInvocation = {
+ *   id: "c1",
+ *   name: "word_count",
+ *   args: { path: "README.md" },
+ *   verdict: { decision: "allow", reason: "reads", parts: [{ riskClass: "read", subject: "word_count", targets: [] }] },
+ * };
+ * if (invocation.verdict?.decision !== "allow") throw new Error("verdict");
+ * ```
  */
 export interface ToolInvocation {
   /** The tool-call id the result answers. */
@@ -64,6 +122,7 @@ export interface ToolInvocation {
    * The built-in tool's catalogue entry, when the caller looked the call up and validated `args`
    * against `entry.args`: the broker then neither looks it up nor validates it again. Without
    * it, the broker does both.
+   * @internal set by odek's loop; not part of the library API
    */
   entry?: ToolEntry;
   /**
@@ -75,12 +134,42 @@ export interface ToolInvocation {
 }
 
 /**
+ * A library tool (`defineTool`) as the broker runs it: a tool whose handler is the default export
+ * of a module outside odek, run in a tool child of its own under the scope its call's verdict
+ * grants, like a built-in tool's.
+ *
+ * @example Run a library tool through a broker
+ * ```ts
+ * import type { ModuleTool, ToolBroker } from "./tool_broker.ts";
+ * const tool: ModuleTool = { module: "/srv/my_tools/word_count.ts", timeoutMs: 10_000 };
+ * function canRun(broker: ToolBroker): boolean {
+ *   return broker.runModuleTool !== undefined;
+ * }
+ * if (tool.timeoutMs !== 10_000 || typeof canRun !== "function") throw new Error("tool");
+ * ```
+ */
+export interface ModuleTool {
+  /** The handler module: an absolute path of a local file (links are resolved). */
+  readonly module: string;
+  /** A call not answered within this many milliseconds is cancelled. @default 120_000 */
+  readonly timeoutMs?: number;
+}
+
+/**
  * A call the broker refused because a path it checked changed before the sandbox used it (a
  * concurrent rename: see docs/security.md, "Races").
+ *
+ * @example Report a refusal to the operator
+ * ```ts
+ * import type { SandboxRefusal } from "./tool_broker.ts";
+ * const refusal: SandboxRefusal = { callId: "c2", name: "shell", reason: "the workspace was replaced by a link" };
+ * if (!refusal.reason.includes("link")) throw new Error("reason");
+ * ```
  */
 export interface SandboxRefusal {
   /** The tool-call id. */
   callId: string;
+  /** The tool's name. */
   name: string;
   /** What differed, for the operator. */
   reason: string;
@@ -89,6 +178,23 @@ export interface SandboxRefusal {
 /**
  * Runs tool calls. Implementations must be safe to call concurrently; disposing one
  * (`await using`) is {@linkcode ToolBroker.close}.
+ *
+ * @example An in-process broker for tests (never for real work: it confines nothing)
+ * ```ts
+ * import type { ToolBroker, ToolInvocation, ToolResult } from "./tool_broker.ts";
+ * const calls: string[] = [];
+ * const broker: ToolBroker = {
+ *   run(invocation: ToolInvocation): Promise<ToolResult> {
+ *     calls.push(invocation.name);
+ *     return Promise.resolve({ ok: true, output: "done" });
+ *   },
+ *   close: () => Promise.resolve(),
+ *   [Symbol.asyncDispose]: () => Promise.resolve(),
+ * };
+ * const result = await broker.run({ id: "c1", name: "glob", args: { pattern: "*" } });
+ * await broker.close();
+ * if (!result.ok || calls[0] !== "glob") throw new Error("run");
+ * ```
  */
 export interface ToolBroker extends AsyncDisposable {
   /**
@@ -111,6 +217,17 @@ export interface ToolBroker extends AsyncDisposable {
    * the returned function is called. Brokers without sandboxes need not implement it.
    */
   onSandboxRefusal?(listener: (refusal: SandboxRefusal) => void): () => void;
+  /**
+   * Run one approved call of a library tool (`defineTool`) in its own sandboxed tool child; the
+   * invocation must carry the verdict it was approved with. Never throws for tool-level
+   * failures. Brokers that cannot run modules need not implement it (library tools then fail as
+   * data).
+   */
+  runModuleTool?(
+    invocation: ToolInvocation,
+    tool: ModuleTool,
+    signal?: AbortSignal,
+  ): Promise<ToolResult>;
   /** Stop every child this broker started. Idempotent. */
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { CallOutcome } from "../../tools/_catalogue/child_client.ts";
 import type { ChildError } from "../../tools/_catalogue/child_protocol.ts";
 import { egressRefusalMessage } from "./_egress_refusal.ts";
+import { type ModuleChild, withModuleDir } from "./_module_dir.ts";
 import { ToolChild } from "./_tool_child.ts";
 import { type PermissionSet, permissionSetKey } from "./permission_set.ts";
 import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
@@ -34,6 +35,11 @@ export interface ToolChildPoolOptions {
    * @default "scoped"
    */
   permissions?: "scoped" | "none";
+  /**
+   * The library tool the children serve (the module-tool child, `tools/module_tool.ts`): every
+   * call's scope gets the module's directory as a read path (see `ModuleChild`). @default none
+   */
+  module?: ModuleChild;
 }
 
 /** Options for {@linkcode ToolChildPool.prototype.call}. */
@@ -90,6 +96,7 @@ export class ToolChildPool implements AsyncDisposable {
   #callTimeoutMs: number;
   #cancelGraceMs: number;
   #permissions: "scoped" | "none";
+  #module: ModuleChild | undefined;
   #children = new Map<string, ToolChild>();
   /** Every child not yet exited, including replaced ones, so close() waits for all. */
   #running = new Set<ToolChild>();
@@ -102,6 +109,7 @@ export class ToolChildPool implements AsyncDisposable {
     this.#callTimeoutMs = options.callTimeoutMs ?? 120_000;
     this.#cancelGraceMs = options.cancelGraceMs ?? 2_000;
     this.#permissions = options.permissions ?? "scoped";
+    this.#module = options.module;
   }
 
   /**
@@ -182,7 +190,8 @@ export class ToolChildPool implements AsyncDisposable {
    * @returns the pid, or `undefined`
    */
   pidOf(set: PermissionSet, workspace: string): number | undefined {
-    const child = this.#children.get(poolKey(set, workspace));
+    const scoped = this.#module ? withModuleDir(set, this.#module) : set;
+    const child = this.#children.get(poolKey(scoped, workspace));
     return child?.alive ? child.pid : undefined;
   }
 
@@ -199,7 +208,8 @@ export class ToolChildPool implements AsyncDisposable {
     await this.close();
   }
 
-  #childFor(set: PermissionSet, workspace: string): ToolChild {
+  #childFor(callSet: PermissionSet, workspace: string): ToolChild {
+    const set = this.#module ? withModuleDir(callSet, this.#module) : callSet;
     const key = poolKey(set, workspace);
     const existing = this.#children.get(key);
     if (existing?.alive) return existing;
@@ -208,6 +218,7 @@ export class ToolChildPool implements AsyncDisposable {
       kind: "tool_child",
       entry: this.#entry,
       permissions: this.#permissions,
+      ...(this.#module ? { module: this.#module } : {}),
     });
     const cwd = this.#permissions === "none" ? "/" : workspace;
     const child = new ToolChild({ argv, env, cwd }, (gone) => {

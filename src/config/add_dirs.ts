@@ -8,7 +8,16 @@ import { isAbsolute, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { validateWorkspace } from "./validate_workspace.ts";
 
-/** One granted directory. */
+/**
+ * One granted directory.
+ *
+ * @example A directory granted read-only
+ * ```ts
+ * import type { AddDir } from "./add_dirs.ts";
+ * const docs: AddDir = { path: "/srv/docs", readOnly: true };
+ * if (!docs.readOnly) throw new Error("read-only");
+ * ```
+ */
 export interface AddDir {
   /** Absolute path: as written (after {@linkcode parseAddDir}) or real (after validation). */
   path: string;

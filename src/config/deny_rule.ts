@@ -7,14 +7,32 @@
 import picomatch from "picomatch";
 import { z } from "zod";
 
-/** What a deny rule matches. */
+/**
+ * What a deny rule matches.
+ *
+ * @example The kinds
+ * ```ts
+ * import type { DenyRuleKind } from "./deny_rule.ts";
+ * const kind: DenyRuleKind = "command";
+ * if (kind !== "command") throw new Error("kind");
+ * ```
+ */
 export type DenyRuleKind = "command" | "path" | "domain";
 
 /**
  * One deny rule and where it came from, as the classifier receives it (`ClassifyContext.denyRules`)
- * and `odek classify` prints it.
+ * and `odek classify` prints it; a host lists its rules in `host.denyRules`, and a part a rule
+ * blocked carries it in `VerdictPart.denyRule`.
+ *
+ * @example A project rule against pushing
+ * ```ts
+ * import type { DenyRule } from "./deny_rule.ts";
+ * const rule: DenyRule = { kind: "command", pattern: "git push *", layer: "project", source: "/w/odek.jsonc" };
+ * if (rule.layer !== "project") throw new Error("layer");
+ * ```
  */
 export interface DenyRule {
+  /** What it matches: a command (argv prefix), a path (glob) or a domain. */
   kind: DenyRuleKind;
   /** As written: `git push *`, `secrets/**`, `*.example.com`. */
   pattern: string;

@@ -7,11 +7,29 @@
  */
 import { z } from "zod";
 import { PROVIDER_NAMES, type ProviderName } from "./provider_presets.ts";
-import { TrustLevelSchema } from "./trust_level.ts";
+import { type TrustLevel, TrustLevelSchema } from "./trust_level.ts";
 import { DenyRulesSchema } from "./deny_rule.ts";
 
-/** One configuration layer: every key optional, unknown keys refused. */
-export const ConfigLayerSchema = z.strictObject({
+/**
+ * One configuration layer (the config file, `ODEK_*` variables, the CLI's flags, a library's
+ * `config` option): every key of {@linkcode OdekConfig} optional, and every key of its sections.
+ * Layers are validated when they are read; unknown keys are refused.
+ *
+ * @example Run without sandboxing programs, with a small iteration budget
+ * ```ts
+ * import type { ConfigLayer } from "./odek_config.ts";
+ * const layer: ConfigLayer = { sandbox: "none", budgets: { maxIterations: 5 } };
+ * if (layer.budgets?.maxIterations !== 5) throw new Error("budgets");
+ * ```
+ */
+export type ConfigLayer = {
+  [K in keyof OdekConfig]?: OdekConfig[K] extends readonly unknown[] ? OdekConfig[K]
+    : OdekConfig[K] extends Record<string, unknown> ? Partial<OdekConfig[K]>
+    : OdekConfig[K];
+};
+
+/** The layer's object schema (internal: `extend`ed by the project layer's schema). */
+export const ConfigLayerObject = z.strictObject({
   /** Model id sent to the provider. */
   model: z.string().min(1).max(200).optional(),
   /** OpenAI-compatible base URL, e.g. `https://api.openai.com/v1`. */
@@ -155,31 +173,52 @@ export const ConfigLayerSchema = z.strictObject({
    */
   contextFiles: z.array(z.string().min(1).max(4096)).max(32).optional(),
 });
-/** One configuration layer. */
-export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
+/** Zod schema of a {@linkcode ConfigLayer}: every key optional, unknown keys refused. */
+export const ConfigLayerSchema: z.ZodType<ConfigLayer> = ConfigLayerObject;
 
-/** The resolved configuration: every key has a value. */
+/**
+ * The resolved configuration: every key has a value.
+ *
+ * @example Read the resolved budgets
+ * ```ts
+ * import { DEFAULT_CONFIG, type OdekConfig } from "./odek_config.ts";
+ * const config: OdekConfig = { ...DEFAULT_CONFIG, budgets: { ...DEFAULT_CONFIG.budgets, maxIterations: 5 } };
+ * if (config.budgets.maxIterations !== 5 || config.sandbox !== "bwrap") throw new Error("config");
+ * ```
+ */
 export interface OdekConfig {
+  /** Model id sent to the provider. */
   model: string;
+  /** The OpenAI-compatible base URL. */
   baseUrl: string;
   /** A preset name, or `auto` (by the base URL's host). */
   provider: "auto" | ProviderName;
   /** Tokens, or `auto`: the model's known window, else 128 000 (see `contextWindowFor`). */
   contextWindow: number | "auto";
+  /** How programs are sandboxed: `bwrap`, `docker`, or `none` (unsandboxed). */
   sandbox: "bwrap" | "docker" | "none";
+  /** Processes and threads one shell sandbox may hold at once. */
   sandboxMaxProcesses: number;
+  /** Size cap of each sandbox's `/tmp` and home, in MiB. */
   sandboxTmpfsMiB: number;
-  trustLevel: z.infer<typeof TrustLevelSchema>;
+  /** Trust level of runs. */
+  trustLevel: TrustLevel;
+  /** Risk classes that run without asking at trust level `trusted`. */
   trustedClasses: string[];
+  /** Extra directories granted besides the workspace, each `PATH` or `PATH:ro`. */
   addDirs: string[];
+  /** Work in the dedicated workspace beside ODEK_HOME. */
   dedicatedWorkspace: boolean;
+  /** Model request and shell timeouts, in seconds. */
   timeouts: {
     requestSeconds: number;
     connectSeconds: number;
     streamIdleSeconds: number;
     shellSeconds: number;
   };
+  /** The model client's retry policy. */
   retry: { maxAttempts: number; baseMs: number; maxMs: number; retryAfterCapSeconds: number };
+  /** The limits of each run. */
   budgets: {
     maxIterations: number;
     maxToolParallel: number;
@@ -198,6 +237,7 @@ export interface OdekConfig {
   toolOutput: { maxBytes: number; headBytes: number; tailBytes: number };
   /** Per-model facts by exact model id. */
   models: Record<string, ModelFacts>;
+  /** Context management: trimming and rolling compaction (docs/context.md). */
   context: {
     compaction: boolean;
     keepRecentToolResults: number;
@@ -207,6 +247,7 @@ export interface OdekConfig {
     compactionTimeoutSeconds: number;
     compactionMaxTokens: number;
   };
+  /** Network: the egress proxy's domain allow-list (empty: every public host). */
   network: { allowDomains: string[] };
   /** Deny rules of every layer (the union); which layer each came from is in the host's rules. */
   deny: { commands: string[]; paths: string[]; domains: string[] };
@@ -214,7 +255,16 @@ export interface OdekConfig {
   contextFiles: string[];
 }
 
-/** What the config may say about one model. */
+/**
+ * What the config may say about one model.
+ *
+ * @example Prices and the window of one model
+ * ```ts
+ * import type { ModelFacts } from "./odek_config.ts";
+ * const facts: ModelFacts = { contextWindow: 128_000, inputCostPerMillionUsd: 0.4, outputCostPerMillionUsd: 1.6 };
+ * if (facts.contextWindow !== 128_000) throw new Error("window");
+ * ```
+ */
 export interface ModelFacts {
   /** Context window in tokens. */
   contextWindow?: number;

@@ -6,7 +6,16 @@
 import { join, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 
-/** The directories odek uses. All absolute. */
+/**
+ * The directories odek uses. All absolute.
+ *
+ * @example Where the sessions of a runtime are
+ * ```ts
+ * import { resolveOdekPaths, type OdekPaths } from "./odek_paths.ts";
+ * const paths: OdekPaths = resolveOdekPaths({ HOME: "/home/ada" }, "/opt/odek");
+ * if (paths.configFile !== "/home/ada/.odek/config.jsonc") throw new Error(paths.configFile);
+ * ```
+ */
 export interface OdekPaths {
   /** `ODEK_HOME`, default `~/.odek`: config, sessions. A protected root. */
   odekHome: string;

@@ -8,6 +8,31 @@
  */
 import { DEFAULT_QUIRKS, type ProviderQuirks } from "./provider_quirks.ts";
 
+/**
+ * A provider preset's name (docs/model_client.md): what `provider` (config) and `--provider`
+ * accept besides `auto`.
+ *
+ * @example Point a runtime at a local Ollama
+ * ```ts
+ * import type { ProviderName } from "./provider_presets.ts";
+ * const provider: ProviderName = "ollama";
+ * if (provider !== "ollama") throw new Error("unreachable");
+ * ```
+ */
+export type ProviderName =
+  | "openai"
+  | "openrouter"
+  | "groq"
+  | "together"
+  | "deepseek"
+  | "mistral"
+  | "gemini"
+  | "anthropic"
+  | "ollama"
+  | "lmstudio"
+  | "vllm"
+  | "llamacpp";
+
 /** The names `provider` (config) and `--provider` accept, besides `auto`. */
 export const PROVIDER_NAMES = [
   "openai",
@@ -22,10 +47,11 @@ export const PROVIDER_NAMES = [
   "lmstudio",
   "vllm",
   "llamacpp",
-] as const;
-
-/** One of {@linkcode PROVIDER_NAMES}. */
-export type ProviderName = typeof PROVIDER_NAMES[number];
+] as const satisfies readonly ProviderName[];
+// Every name is in the list (a name added to the type alone fails to compile here).
+const _everyProvider: [Exclude<ProviderName, (typeof PROVIDER_NAMES)[number]>] extends [never]
+  ? true
+  : never = true;
 
 /** What a preset sets. */
 export interface ProviderPreset {

@@ -5,7 +5,16 @@
  * @module
  */
 
-/** How one provider's chat-completions endpoint differs; see {@linkcode DEFAULT_QUIRKS}. */
+/**
+ * How one provider's chat-completions endpoint differs; see {@linkcode DEFAULT_QUIRKS}.
+ *
+ * @example Quirks of a Mistral-like endpoint
+ * ```ts
+ * import { DEFAULT_QUIRKS, type ProviderQuirks } from "./provider_quirks.ts";
+ * const quirks: ProviderQuirks = { ...DEFAULT_QUIRKS, streamUsage: false, toolCallIds: "alnum9" };
+ * if (quirks.toolCallIds !== "alnum9") throw new Error("ids");
+ * ```
+ */
 export interface ProviderQuirks {
   /**
    * Send `stream_options: {include_usage: true}` so the stream ends with a usage chunk. Off where

@@ -12,7 +12,7 @@ import { OdekError } from "../_util/odek_error.ts";
 import { readVerifiedFile } from "../_util/read_verified_file.ts";
 import { ProjectMcpServersSchema } from "./mcp_servers.ts";
 import type { ProjectMcpServer } from "./mcp_servers.ts";
-import { type ConfigLayer, ConfigLayerSchema } from "./odek_config.ts";
+import { type ConfigLayer, ConfigLayerObject } from "./odek_config.ts";
 import { REFUSED_TOP_KEYS } from "./project_key_rules.ts";
 import { MAX_CONFIG_BYTES, parseConfigText } from "./read_config_file.ts";
 import type { LayerFileReport } from "./resolve_config.ts";
@@ -37,7 +37,7 @@ const refusedShape = Object.fromEntries(
 );
 
 /** The project file's schema: unknown keys are refused, as in the user's file. */
-export const ProjectLayerSchema: z.ZodType<ProjectLayer> = ConfigLayerSchema.extend({
+export const ProjectLayerSchema: z.ZodType<ProjectLayer> = ConfigLayerObject.extend({
   ...refusedShape,
   mcpServers: ProjectMcpServersSchema.optional(),
 }) as unknown as z.ZodType<ProjectLayer>;

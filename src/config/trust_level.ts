@@ -16,6 +16,18 @@ import { z } from "zod";
  * if (TrustLevelSchema.parse("standard") !== "standard") throw new Error("parse");
  * ```
  */
-export const TrustLevelSchema = z.enum(["untrusted", "standard", "trusted"]);
-/** Trust level of a run or sub-agent. */
-export type TrustLevel = z.infer<typeof TrustLevelSchema>;
+export const TrustLevelSchema: z.ZodType<TrustLevel> = z.enum(["untrusted", "standard", "trusted"]);
+
+/**
+ * Trust level of a run or sub-agent (design §3): `untrusted` (reads only), `standard` (contained
+ * work runs without asking; network, writes outside the workspace and the like ask), `trusted`
+ * (the operator pre-approves named classes).
+ *
+ * @example Open read-only sessions
+ * ```ts
+ * import type { TrustLevel } from "./trust_level.ts";
+ * const trust: TrustLevel = "untrusted";
+ * if (trust !== "untrusted") throw new Error("unreachable");
+ * ```
+ */
+export type TrustLevel = "untrusted" | "standard" | "trusted";

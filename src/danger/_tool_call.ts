@@ -85,7 +85,8 @@ export function ruleOf(call: ClassifiedToolCall): ClassificationRule | undefined
  * argument (its default, else `unknown` when absent), `glob` reads the pattern's static base under
  * its base argument, `command` is the Bash parse of the command argument (plus an `unknown` part
  * when its `alwaysAsk` condition holds), `url` is `network` on the URL's host, `fixed` is one part
- * of its class. A name with no rule is an MCP tool (`server__tool`: `code_execution` when the
+ * of its class, `access` a `read` or `local_write` part plus `network` when declared. A name
+ * with no rule is an MCP tool (`server__tool`: `code_execution` when the
  * server is trusted, else `unknown`) or `unknown`.
  */
 export function toolCallParts(
@@ -131,6 +132,14 @@ export function toolCallParts(
     }
     case "fixed":
       return [part(rule.class, name, rule.detail)];
+    case "access": {
+      const workspace = rule.workspace === "write"
+        ? part("local_write", name, "writes in the workspace (its declared access)")
+        : part("read", name, "reads the workspace (its declared access)");
+      return rule.network
+        ? [workspace, part("network", name, "reaches the network (its declared access)")]
+        : [workspace];
+    }
     default: {
       const unreachable: never = rule;
       throw new TypeError(`Unknown classification rule: ${JSON.stringify(unreachable)}`);

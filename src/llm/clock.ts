@@ -5,7 +5,25 @@
  * @module
  */
 
-/** What the retry loop needs from time. */
+/**
+ * What the retry loop needs from time.
+ *
+ * @example A clock that never waits
+ * ```ts
+ * import type { Clock } from "./clock.ts";
+ * let now = 0;
+ * const instant: Clock = {
+ *   now: () => now,
+ *   sleep: (ms) => {
+ *     now += ms;
+ *     return Promise.resolve();
+ *   },
+ *   random: () => 0.5,
+ * };
+ * await instant.sleep(1500);
+ * if (instant.now() !== 1500) throw new Error("time");
+ * ```
+ */
 export interface Clock {
   /** Milliseconds since the Unix epoch (used against `Retry-After` dates). */
   now(): number;

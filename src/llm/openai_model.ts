@@ -22,7 +22,22 @@ import {
   type TransientReason,
 } from "./retry_policy.ts";
 
-/** Options for {@linkcode OpenAIModel}. */
+/**
+ * Options for {@linkcode OpenAIModel}.
+ *
+ * @example A local endpoint with fewer retries
+ * ```ts
+ * import type { OpenAIModelOptions } from "./openai_model.ts";
+ * const options: OpenAIModelOptions = {
+ *   baseURL: "http://127.0.0.1:11434/v1",
+ *   apiKey: "unused-by-a-local-server",
+ *   model: "qwen2.5-coder",
+ *   retry: { maxAttempts: 3 },
+ *   requestTimeoutMs: 120_000,
+ * };
+ * if (options.retry?.maxAttempts !== 3) throw new Error("retry");
+ * ```
+ */
 export interface OpenAIModelOptions {
   /** The API root, e.g. `https://api.deepseek.com/v1` or `http://127.0.0.1:8080/v1`. */
   baseURL: string;
@@ -114,7 +129,11 @@ export class OpenAIModel implements Model {
   readonly #quirks: ProviderQuirks;
   #client: Promise<Client> | undefined;
 
-  /** @param options base URL, API key, model id, and optional fetch, timeouts, retry policy, clock and headers */
+  /**
+   * A client for one model at one base URL. Nothing is loaded or sent until the first request.
+   *
+   * @param options base URL, API key, model id, and optional fetch, timeouts, retry policy, clock and headers
+   */
   constructor(options: OpenAIModelOptions) {
     if (options.apiKey === "") {
       throw new OdekError(

@@ -10,7 +10,16 @@
  * @module
  */
 
-/** Settings of {@linkcode decideRetry}; config keys `retry.*`. */
+/**
+ * Settings of {@linkcode decideRetry}; config keys `retry.*`.
+ *
+ * @example Retry quickly in tests
+ * ```ts
+ * import { DEFAULT_RETRY_POLICY, type RetryPolicyOptions } from "./retry_policy.ts";
+ * const policy: RetryPolicyOptions = { ...DEFAULT_RETRY_POLICY, baseMs: 1, maxMs: 10 };
+ * if (policy.maxAttempts !== 8) throw new Error("attempts");
+ * ```
+ */
 export interface RetryPolicyOptions {
   /** Attempts in all, the first included (1 = never retry). @default 8 */
   maxAttempts: number;

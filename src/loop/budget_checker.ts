@@ -7,7 +7,21 @@
  */
 import type { RunStats } from "./run_stats.ts";
 
-/** The limits of one run. All optional; 0 or absent = off. */
+/**
+ * The limits of one run. All optional; 0 or absent = off.
+ *
+ * @example At most a dollar and a hundred tool calls
+ * ```ts
+ * import type { RunBudgets } from "./budget_checker.ts";
+ * const budgets: RunBudgets = {
+ *   maxCostUsd: 1,
+ *   inputCostPerMillionUsd: 0.4,
+ *   outputCostPerMillionUsd: 1.6,
+ *   maxToolCalls: 100,
+ * };
+ * if (budgets.maxToolCalls !== 100) throw new Error("budgets");
+ * ```
+ */
 export interface RunBudgets {
   /** Wall-clock milliseconds from the start of the run. */
   maxRuntimeMs?: number;
@@ -25,7 +39,16 @@ export interface RunBudgets {
   outputCostPerMillionUsd?: number;
 }
 
-/** Which budget a run exhausted; the names of the `budget_exceeded` event. */
+/**
+ * Which budget a run exhausted; the names of the `budget_exceeded` event.
+ *
+ * @example Name the budget that stopped a run
+ * ```ts
+ * import type { BudgetName } from "./budget_checker.ts";
+ * const spent: BudgetName = "tool_calls";
+ * if (spent !== "tool_calls") throw new Error("unreachable");
+ * ```
+ */
 export type BudgetName =
   | "runtime"
   | "tool_calls"
@@ -37,10 +60,21 @@ export type BudgetName =
 /**
  * One exhausted budget. Units: `runtime` in seconds (ms precision), `cost_usd` in US dollars
  * (6 decimals), the others in counts.
+ *
+ * @example Say what was spent
+ * ```ts
+ * import type { BudgetBreach } from "./budget_checker.ts";
+ * const breach: BudgetBreach = { limit_name: "iterations", observed: 90, limit: 90 };
+ * const text = `${breach.limit_name}: ${breach.observed} of ${breach.limit}`;
+ * if (text !== "iterations: 90 of 90") throw new Error(text);
+ * ```
  */
 export interface BudgetBreach {
+  /** The budget that was spent. */
   limit_name: BudgetName;
+  /** What the run used. */
   observed: number;
+  /** The budget. */
   limit: number;
 }
 

@@ -6,8 +6,20 @@
  * @module
  */
 
-/** `data` of each event type. Durations in ms, sizes in bytes, tokens as the provider counts them. */
+/**
+ * `data` of each event type. Durations in ms, sizes in bytes, tokens as the provider counts them.
+ *
+ * @example Read the data of a completed tool call
+ * ```ts
+ * import type { RunEventData } from "./run_event.ts";
+ * const data: RunEventData["tool_call_completed"] = {
+ *   call_id: "c1", name: "read_file", duration_ms: 12, result_bytes: 120, preview: "1|hello",
+ * };
+ * if (data.duration_ms !== 12) throw new Error("duration");
+ * ```
+ */
 export interface RunEventData {
+  /** The run started: what it runs with. */
   run_started: {
     model: string;
     base_url: string;
@@ -37,6 +49,7 @@ export interface RunEventData {
   };
   /** The model finished one turn. */
   assistant_message: { content: string | null; tool_call_count: number; finish_reason: string };
+  /** A tool call starts (it was validated and, when it asked, approved). */
   tool_call_started: {
     call_id: string;
     name: string;
@@ -45,6 +58,7 @@ export interface RunEventData {
     args_sha256: string;
     args_bytes: number;
   };
+  /** A tool call succeeded. */
   tool_call_completed: {
     call_id: string;
     name: string;
@@ -53,6 +67,7 @@ export interface RunEventData {
     /** The start of the result (redacted): at most 12 lines and 1000 characters. */
     preview: string;
   };
+  /** A tool call failed, was denied, timed out or was interrupted (the model reads why). */
   tool_call_failed: {
     call_id: string;
     name: string;
@@ -82,6 +97,7 @@ export interface RunEventData {
   sandbox_refused: { call_id: string; name: string; reason: string };
   /** Tool calls left without a result by a crash got a synthetic "interrupted" result on resume. */
   session_repaired: { tool_call_ids: string[] };
+  /** The session journal holds `message_count` messages, synced to disk. */
   session_saved: { message_count: number };
   /** The model created a plan (counts only: step text stays out of events, odek-go §9). */
   plan_created: { steps: number; done: number; version: number };
@@ -105,6 +121,7 @@ export interface RunEventData {
   compaction_completed: { dropped_groups: number; digest_tokens: number; duration_ms: number };
   /** The compaction side call failed; the groups were dropped without a new digest. */
   compaction_failed: { reason: string };
+  /** One model turn and its tool calls are done; tokens as the provider counted them. */
   iteration_completed: { input_tokens: number; output_tokens: number; tools_called: number };
   /**
    * A budget is spent; the run stops (exit code 4). Units: `runtime` in seconds, `cost_usd` in US
@@ -127,6 +144,7 @@ export interface RunEventData {
   tool_running: { call_id: string; name: string; elapsed_ms: number };
   /** The model's summary of an unfinished run, asked for when the iteration budget is spent. */
   partial_summary: { text: string };
+  /** The run ended with a final answer. */
   run_completed: {
     duration_ms: number;
     input_tokens: number;
@@ -134,6 +152,7 @@ export interface RunEventData {
     iterations: number;
     tool_calls: number;
   };
+  /** The run ended without one: a budget, an interruption or an error (`error_class`). */
   run_failed: {
     duration_ms: number;
     error_class: string;
@@ -152,10 +171,44 @@ export interface RunEventData {
   events_dropped: { from: number; to: number };
 }
 
-/** Every event type name. */
+/**
+ * Every event type name.
+ *
+ * @example Count events by type
+ * ```ts
+ * import type { RunEventType } from "./run_event.ts";
+ * const counts = new Map<RunEventType, number>();
+ * for (const type of ["tool_call_started", "tool_call_completed", "tool_call_started"] as RunEventType[]) {
+ *   counts.set(type, (counts.get(type) ?? 0) + 1);
+ * }
+ * if (counts.get("tool_call_started") !== 2) throw new Error("counts");
+ * ```
+ */
 export type RunEventType = keyof RunEventData;
 
-/** One event in the `odek.event/v1` envelope. */
+/**
+ * One event in the `odek.event/v1` envelope.
+ *
+ * @example Switch on the type of an event
+ * ```ts
+ * import type { RunEvent } from "./run_event.ts";
+ * function describe(event: RunEvent): string {
+ *   switch (event.type) {
+ *     case "tool_call_failed":
+ *       return `${event.data.name} failed: ${event.data.message}`;
+ *     case "run_completed":
+ *       return `done in ${event.data.iterations} turns`;
+ *     default:
+ *       return event.type;
+ *   }
+ * }
+ * const event: RunEvent = {
+ *   schema: "odek.event/v1", type: "run_completed", run_id: "r1", timestamp: "2025-01-01T00:00:00.000Z",
+ *   data: { duration_ms: 5, input_tokens: 10, output_tokens: 2, iterations: 1, tool_calls: 0 },
+ * };
+ * if (describe(event) !== "done in 1 turns") throw new Error(describe(event));
+ * ```
+ */
 export type RunEvent = {
   [T in RunEventType]: {
     schema: "odek.event/v1";

@@ -10,7 +10,21 @@
 import type { ArgsSchema, ClassificationRule, RiskClass } from "../../tools/_catalogue/mod.ts";
 import type { ToolInvocation, ToolResult } from "../broker/tool_broker.ts";
 
-/** One tool a provider offers: what the model is told, and the schema its calls must fit. */
+/**
+ * One tool a provider offers: what the model is told, and the schema its calls must fit.
+ *
+ * @example One tool with a zod schema
+ * ```ts
+ * import { z } from "zod";
+ * import type { ProvidedTool } from "./tool_provider.ts";
+ * const tool: ProvidedTool = {
+ *   name: "github__create_issue",
+ *   description: "Open an issue.",
+ *   args: z.strictObject({ title: z.string(), body: z.string().optional() }),
+ * };
+ * if (tool.classWithoutGate !== undefined) throw new Error("unknown without a gate");
+ * ```
+ */
 export interface ProvidedTool {
   /** The name the model calls, unique in the run (`^[A-Za-z0-9_-]{1,64}$`), e.g. `github__create_issue`. */
   readonly name: string;
@@ -25,9 +39,25 @@ export interface ProvidedTool {
   readonly classWithoutGate?: RiskClass;
 }
 
-/** A validated call as a provider classifies it. */
+/**
+ * A validated call as a provider classifies it.
+ *
+ * @example Classify by the arguments
+ * ```ts
+ * import type { ClassificationRule } from "../../tools/_catalogue/mod.ts";
+ * import type { ProvidedCall } from "./tool_provider.ts";
+ * function classify(call: ProvidedCall): ClassificationRule {
+ *   return call.args.dryRun === true
+ *     ? { kind: "fixed", class: "read", detail: "a dry run changes nothing" }
+ *     : { kind: "fixed", class: "unknown", detail: "changes the remote repository" };
+ * }
+ * if (classify({ name: "deploy", args: { dryRun: true } }).kind !== "fixed") throw new Error("rule");
+ * ```
+ */
 export interface ProvidedCall {
+  /** The tool's name. */
   readonly name: string;
+  /** The arguments, validated against the tool's schema (its output). */
   readonly args: Record<string, unknown>;
 }
 

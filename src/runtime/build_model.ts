@@ -17,7 +17,22 @@ import { recordingFetch } from "../llm/recording_fetch.ts";
 import { replayFetch } from "../llm/replay_fetch.ts";
 import type { Settings } from "./compose.ts";
 
-/** What names the model of a session host, and how to reach it. */
+/**
+ * What names the model of a session host, and how to reach it.
+ *
+ * @example What a factory is given
+ * ```ts
+ * import type { ModelSpec } from "./build_model.ts";
+ * import { DEFAULT_CONFIG } from "../config/odek_config.ts";
+ * const spec: ModelSpec = {
+ *   model: "gpt-4.1-mini",
+ *   baseUrl: "http://127.0.0.1:8080/v1",
+ *   apiKey: undefined,
+ *   config: DEFAULT_CONFIG,
+ * };
+ * if (new URL(spec.baseUrl).hostname !== "127.0.0.1") throw new Error("base URL");
+ * ```
+ */
 export interface ModelSpec {
   /** The model id sent to the provider. */
   model: string;
@@ -37,6 +52,16 @@ export interface ModelSpec {
  * Makes the model client of a session host. The runtime's default is {@linkcode openAIModelFor}
  * (which refuses a remote endpoint without an API key); tests inject a scripted model. A factory
  * may throw an `OdekError` for what the operator must fix.
+ *
+ * @example A scripted model for every host
+ * ```ts
+ * import type { ModelFactory } from "./build_model.ts";
+ * import { ScriptedModel } from "../testing/scripted_model.ts";
+ * const factory: ModelFactory = (spec) => new ScriptedModel([{ text: `Hello from ${spec.model}.` }]);
+ * const model = await factory({ model: "m", baseUrl: "http://127.0.0.1:1/v1", apiKey: undefined, config: (await import("../config/odek_config.ts")).DEFAULT_CONFIG });
+ * const reply = await model.complete({ messages: [{ role: "user", content: "hi" }], tools: [], iteration: 1 });
+ * if (reply.message.content !== "Hello from m.") throw new Error(String(reply.message.content));
+ * ```
  */
 export type ModelFactory = (spec: ModelSpec) => Model | Promise<Model>;
 

@@ -10,10 +10,24 @@ import { type ModelFactory, openAIModelFor } from "./build_model.ts";
 import { checkFunction, checkMethods, checkObject, checkString } from "./check_option.ts";
 import { childDenoPath } from "./child_deno_path.ts";
 import { loadSettings } from "./compose.ts";
+import { localCheckout } from "./local_checkout.ts";
 import { Runtime } from "./runtime.ts";
 import { checkToolProviderSources, type ToolProviderSource } from "./tool_provider_source.ts";
 
-/** Options for {@linkcode createRuntime}. The runtime reads nothing else from the process. */
+/**
+ * Options for {@linkcode createRuntime}. The runtime reads nothing else from the process.
+ *
+ * @example A runtime for a script in its project directory
+ * ```ts
+ * import type { RuntimeOptions } from "./create_runtime.ts";
+ * const options: RuntimeOptions = {
+ *   env: { HOME: "/home/ada", PATH: "/usr/bin:/bin" },
+ *   cwd: "/home/ada/project",
+ *   config: { trustLevel: "standard", budgets: { maxIterations: 20 } },
+ * };
+ * if (options.config?.budgets?.maxIterations !== 20) throw new Error("config");
+ * ```
+ */
 export interface RuntimeOptions {
   /**
    * The environment variables odek may read: `HOME`, `ODEK_HOME`, `ODEK_*` settings, `PATH`,
@@ -21,8 +35,11 @@ export interface RuntimeOptions {
    * redacted from every sink). The CLI passes `Deno.env.toObject()`.
    */
   env: Record<string, string>;
-  /** The directory holding `main.ts` and `tools/` (a protected root; the tool children run from it). */
-  installDir: string;
+  /**
+   * The directory holding `main.ts` and `tools/` (a protected root; the tool children run from
+   * it). @default the checkout this module was loaded from
+   */
+  installDir?: string;
   /**
    * The directory relative paths (workspace, added directories, cassettes) resolve against, and
    * a new session's default workspace. @default none: paths must be absolute and the default
@@ -66,7 +83,9 @@ export interface RuntimeOptions {
  * @param options what the runtime may read, and its injectable parts
  * @returns the runtime; dispose it to close its hosts
  * @throws {TypeError} / {@linkcode RangeError} for a bad option, naming it;
- *   {@linkcode OdekError} `CONFIG_INVALID` for a bad configuration or `HOME`/`ODEK_HOME`
+ *   {@linkcode OdekError} `CONFIG_INVALID` for a bad configuration or `HOME`/`ODEK_HOME`;
+ *   `SANDBOX_UNAVAILABLE` when odek itself was not loaded from a local checkout (a `file:` URL):
+ *   its tool children run from the checkout's files
  *
  * @example List sessions without touching the sandbox
  * ```ts
@@ -89,7 +108,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     }
   }
   checkString("installDir", options.installDir, { absolute: true });
-  if (options.installDir === undefined) throw new TypeError("installDir is required");
+  // This release runs only from a local checkout: fail before anything is read or written.
+  const checkout = localCheckout(import.meta.url);
+  const installDir = options.installDir ?? checkout;
   for (const key of ["cwd", "odekHome", "home", "tmpDir"] as const) {
     checkString(key, options[key], { absolute: true });
   }
@@ -108,7 +129,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
   const settings = await loadSettings({
     env,
-    installDir: options.installDir,
+    installDir,
     ...(options.config ? { config: options.config } : {}),
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     ...(options.store ? { store: options.store } : {}),

@@ -5,7 +5,16 @@
  */
 import { EventSubscription, type RuntimeEvent } from "./event_subscription.ts";
 
-/** Options of one subscription. */
+/**
+ * Options of one subscription.
+ *
+ * @example A small buffer for a slow consumer
+ * ```ts
+ * import type { SubscribeOptions } from "./event_hub.ts";
+ * const options: SubscribeOptions = { bufferSize: 256 };
+ * if (options.bufferSize !== 256) throw new Error("size");
+ * ```
+ */
 export interface SubscribeOptions {
   /** Events held for this subscriber before the oldest is dropped. @default 4096 */
   bufferSize?: number;

@@ -6,7 +6,20 @@
 import { makeRunEvent } from "../loop/make_run_event.ts";
 import type { RunEvent } from "../loop/run_event.ts";
 
-/** A run event as the runtime delivers it: numbered per run, with its id `<run_id>:<seq>`. */
+/**
+ * A run event as the runtime delivers it: numbered per run, with its id `<run_id>:<seq>`.
+ *
+ * @example Print each event by its id
+ * ```ts
+ * import type { RuntimeEvent } from "./event_subscription.ts";
+ * const event: RuntimeEvent = {
+ *   schema: "odek.event/v1", type: "session_saved", run_id: "r1", seq: 3, id: "r1:3",
+ *   timestamp: "2025-01-01T00:00:00.000Z", data: { message_count: 4 },
+ * };
+ * const line = `${event.id} ${event.type}`;
+ * if (line !== "r1:3 session_saved") throw new Error(line);
+ * ```
+ */
 export type RuntimeEvent = RunEvent & { seq: number; id: string };
 
 /** Events one subscriber holds before the oldest is dropped. */
@@ -45,9 +58,12 @@ export class EventSubscription implements AsyncIterableIterator<RuntimeEvent>, D
   #closed = false;
 
   /**
+   * Made by `run.subscribe()`, `run.events` and `runtime.events()`.
+   *
    * @param options `bufferSize` (events waiting before the oldest is dropped; default
    *   {@linkcode DEFAULT_EVENT_BUFFER}) and `onClose` (called once when the consumer stops)
    * @throws {RangeError} when `bufferSize` is not a positive integer
+   * @internal
    */
   constructor(options: { bufferSize?: number; onClose?: () => void } = {}) {
     const size = options.bufferSize ?? DEFAULT_EVENT_BUFFER;
@@ -63,7 +79,10 @@ export class EventSubscription implements AsyncIterableIterator<RuntimeEvent>, D
     return this.#closed;
   }
 
-  /** Deliver one event (never waits, never throws). Ignored after the stream ended. */
+  /**
+   * Deliver one event (never waits, never throws). Ignored after the stream ended.
+   * @internal the producer's side
+   */
   push(event: RuntimeEvent): void {
     if (this.#ended || this.#closed) return;
     if (this.#waiter) {
@@ -77,7 +96,10 @@ export class EventSubscription implements AsyncIterableIterator<RuntimeEvent>, D
     if (this.#events > this.#size) this.#dropOldest();
   }
 
-  /** Stand in for events `from`…`to` of `runId` that will never be delivered. */
+  /**
+   * Stand in for events `from`…`to` of `runId` that will never be delivered.
+   * @internal the producer's side
+   */
   markDropped(runId: string, sessionId: string | undefined, from: number, to: number): void {
     if (this.#ended || this.#closed || to < from) return;
     const marker = this.#marker(runId, sessionId, from, to);
@@ -90,7 +112,10 @@ export class EventSubscription implements AsyncIterableIterator<RuntimeEvent>, D
     this.#buffer.splice(this.#markerCount(), 0, marker);
   }
 
-  /** No more events: the iterator ends once the buffer is drained. */
+  /**
+   * No more events: the iterator ends once the buffer is drained.
+   * @internal the producer's side
+   */
   end(): void {
     this.#ended = true;
     if (this.#waiter && this.#buffer.length === 0) {
@@ -133,10 +158,12 @@ export class EventSubscription implements AsyncIterableIterator<RuntimeEvent>, D
     return Promise.resolve({ value: undefined, done: true });
   }
 
+  /** This subscription is its own iterator. */
   [Symbol.asyncIterator](): this {
     return this;
   }
 
+  /** {@linkcode EventSubscription.close}, for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }

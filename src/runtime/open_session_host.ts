@@ -38,12 +38,31 @@ import {
   type ToolProviderSource,
 } from "./tool_provider_source.ts";
 
-/** Which session a host is for: a new one (its task; optionally its name) or an existing one. */
+/**
+ * Which session a host is for: a new one (its task; optionally its name) or an existing one.
+ *
+ * @example A new session, and an existing one
+ * ```ts
+ * import type { SessionTarget } from "./open_session_host.ts";
+ * const fresh: SessionTarget = { task: "fix the failing test" };
+ * const again: SessionTarget = { sessionId: "20250101-120000-abcd" };
+ * if (!("task" in fresh) || again.task !== undefined) throw new Error("targets");
+ * ```
+ */
 export type SessionTarget =
   | { task: string; sessionId?: string }
   | { sessionId: string; task?: undefined };
 
-/** Options for `runtime.openSession()`. */
+/**
+ * Options for `runtime.openSession()`.
+ *
+ * @example A read-only session in a given workspace
+ * ```ts
+ * import type { OpenSessionOptions } from "./open_session_host.ts";
+ * const options: OpenSessionOptions = { workspace: "/srv/project", trust: "untrusted", addDirs: ["/srv/docs:ro"] };
+ * if (options.trust !== "untrusted") throw new Error("trust");
+ * ```
+ */
 export interface OpenSessionOptions {
   /**
    * The workspace: absolute, or relative to the runtime's `cwd`. @default a new session: the

@@ -66,11 +66,30 @@ export interface RunInit {
  * it (`await using`) to stop its in-flight calls and wait for its end; the host keeps its broker,
  * children and background jobs for the next run.
  *
- * @example Follow a run and read its outcome (a host from `runtime.openSession`)
- * ```ts ignore
- * await using run = await host.startRun({ message: "and now the tests" });
- * for await (const event of run.events) console.log(event.id, event.type);
- * const outcome = await run.result;
+ * @example Follow a run, then replay its events after one already seen
+ * ```ts
+ * import { createRuntime } from "./create_runtime.ts";
+ * import { ScriptedModel } from "../testing/scripted_model.ts";
+ * const home = await Deno.makeTempDir();
+ * const workspace = await Deno.makeTempDir();
+ * try {
+ *   await using runtime = await createRuntime({
+ *     env: { HOME: home, PATH: "/usr/bin:/bin" },
+ *     config: { sandbox: "none" },
+ *     modelFactory: () => new ScriptedModel([{ text: "Hello." }]),
+ *   });
+ *   await using host = await runtime.openSession({ task: "Say hello." }, { workspace });
+ *   await using run = await host.startRun();
+ *   const ids = [];
+ *   for await (const event of run.events) ids.push(event.id);
+ *   const outcome = await run.result;
+ *   const replayed = [];
+ *   for await (const event of run.subscribe({ after: 1 })) replayed.push(event.id);
+ *   if (outcome.type !== "completed" || replayed[0] !== ids[1]) throw new Error(ids.join());
+ * } finally {
+ *   await Deno.remove(home, { recursive: true });
+ *   await Deno.remove(workspace, { recursive: true });
+ * }
  * ```
  */
 export class Run implements AsyncDisposable {
@@ -86,7 +105,10 @@ export class Run implements AsyncDisposable {
   readonly #controller = new AbortController();
   #reason: string | undefined;
 
-  /** @param init what the host built for this run */
+  /**
+   * Made by `host.startRun()`, never directly.
+   * @internal
+   */
   constructor(init: RunInit, warnings: readonly string[] = []) {
     this.id = init.runId;
     this.sessionId = init.session.meta.id;

@@ -11,7 +11,17 @@ import { EventSubscription, type RuntimeEvent } from "./event_subscription.ts";
 /** Events of one run kept for replay. @default 10_000 */
 export const DEFAULT_RUN_HISTORY = 10_000;
 
-/** Options of {@linkcode RunEventLog.subscribe}. */
+/**
+ * Options of {@linkcode RunEventLog.subscribe}.
+ *
+ * @example Resume after the last event seen
+ * ```ts
+ * import type { RunSubscribeOptions } from "./run_event_log.ts";
+ * const lastSeen = 41;
+ * const options: RunSubscribeOptions = { after: lastSeen, bufferSize: 1024 };
+ * if (options.after !== 41) throw new Error("after");
+ * ```
+ */
 export interface RunSubscribeOptions extends SubscribeOptions {
   /**
    * Replay the events after this `seq` first (0: from the start), then follow live. Events no

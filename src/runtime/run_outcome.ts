@@ -15,6 +15,25 @@ import type { RunStats } from "../loop/run_stats.ts";
  *
  * (`stalled`, design §8.4, is not produced yet: the stall detector only adds a hint. It joins
  * this union with the code that ends a run on a stall.)
+ *
+ * @example Turn an outcome into a process exit code
+ * ```ts
+ * import type { RunOutcome } from "./run_outcome.ts";
+ * function exitCode(outcome: RunOutcome): number {
+ *   switch (outcome.type) {
+ *     case "completed":
+ *       return 0;
+ *     case "budget_exceeded":
+ *       return 4;
+ *     case "interrupted":
+ *       return 130;
+ *     case "failed":
+ *       return 1;
+ *   }
+ * }
+ * const stats = { iterations: 1, toolCalls: 0, inputTokens: 10, outputTokens: 2, startedAt: 0 };
+ * if (exitCode({ type: "completed", text: "Done.", stats, durationMs: 3 }) !== 0) throw new Error("exit code");
+ * ```
  */
 export type RunOutcome =
   | { type: "completed"; text: string | null; stats: RunStats; durationMs: number }

@@ -67,11 +67,31 @@ export interface RuntimeInit {
  * A runtime. Made by `createRuntime()`; dispose it (`await using`) to close every host it
  * opened. It keeps no process-global state: several runtimes may live in one process.
  *
- * @example
- * ```ts ignore
- * await using runtime = await createRuntime({ env: Deno.env.toObject(), installDir, cwd: Deno.cwd() });
- * await using host = await runtime.openSession({ task: "fix the failing test" });
- * const outcome = await (await host.startRun()).result;
+ * @example Two sessions in one runtime, and every event of both
+ * ```ts
+ * import { createRuntime } from "./create_runtime.ts";
+ * import { ScriptedModel } from "../testing/scripted_model.ts";
+ * const home = await Deno.makeTempDir();
+ * const workspace = await Deno.makeTempDir();
+ * try {
+ *   await using runtime = await createRuntime({
+ *     env: { HOME: home, PATH: "/usr/bin:/bin" },
+ *     config: { sandbox: "none" },
+ *     modelFactory: () => new ScriptedModel([{ text: "Done." }]),
+ *   });
+ *   const all = runtime.events();
+ *   for (const task of ["first task", "second task"]) {
+ *     await using host = await runtime.openSession({ task }, { workspace });
+ *     await (await host.startRun()).result;
+ *   }
+ *   await runtime.close();
+ *   const ended = [];
+ *   for await (const event of all) if (event.type === "run_completed") ended.push(event.run_id);
+ *   if (ended.length !== 2 || (await runtime.sessions.list()).length !== 2) throw new Error("two runs");
+ * } finally {
+ *   await Deno.remove(home, { recursive: true });
+ *   await Deno.remove(workspace, { recursive: true });
+ * }
  * ```
  */
 export class Runtime implements AsyncDisposable {
@@ -85,9 +105,15 @@ export class Runtime implements AsyncDisposable {
   readonly config: OdekConfig;
   /** The session store every host journals to. */
   readonly sessions: SessionStore;
-  /** The redactor of every sink (the API key, secret-named variables, key formats). */
+  /**
+   * The redactor of every sink (the API key, secret-named variables, key formats).
+   * @internal for odek's own surfaces; not part of the library API
+   */
   readonly redact: Redactor;
-  /** The deno tool children run with. */
+  /**
+   * The deno tool children run with.
+   * @internal for odek's own surfaces (`odek doctor`); not part of the library API
+   */
   readonly childDeno: ChildDeno;
   /** The variables the runtime reads (as given). */
   readonly env: Readonly<Record<string, string>>;
@@ -100,7 +126,10 @@ export class Runtime implements AsyncDisposable {
   #classifier: Promise<Classifier> | undefined;
   #closing: Promise<void> | undefined;
 
-  /** @param init what `createRuntime` resolved */
+  /**
+   * Made by {@linkcode createRuntime}, never directly.
+   * @internal
+   */
   constructor(init: RuntimeInit) {
     this.#init = init;
     this.paths = init.settings.paths;
@@ -123,6 +152,7 @@ export class Runtime implements AsyncDisposable {
    *
    * @throws {OdekError} `SANDBOX_UNAVAILABLE` when a compiled odek finds no deno for its
    *   children, `CONFIG_INVALID` for a bad `HOME`
+   * @internal for odek's own surfaces (`odek doctor`); not part of the library API
    */
   sandboxContext(): Promise<Omit<SandboxContext, "workspace">> {
     this.#context ??= handled((async () => {
@@ -153,6 +183,7 @@ export class Runtime implements AsyncDisposable {
    * dedicated workspace is created (0700) when missing.
    *
    * @throws {OdekError} `WORKSPACE_INVALID` with the path and what to do
+   * @internal for odek's own surfaces (`odek doctor`, `odek classify`); not part of the library API
    */
   resolveWorkspace(
     options: { workspace?: string; dedicated?: boolean } = {},
@@ -168,6 +199,7 @@ export class Runtime implements AsyncDisposable {
    *
    * @returns the directories as written and their validated real paths
    * @throws {OdekError} `USAGE`, `CONFIG_INVALID` or `WORKSPACE_INVALID` naming the directory
+   * @internal for odek's own surfaces (`odek doctor`, `odek classify`); not part of the library API
    */
   resolveAddDirs(specs: readonly string[] = []): Promise<{ parsed: AddDir[]; granted: AddDir[] }> {
     return resolveAddDirs(this.#init.settings, specs, this.cwd);
@@ -180,6 +212,7 @@ export class Runtime implements AsyncDisposable {
    *
    * @param workspace a validated workspace (real path, e.g. from {@linkcode Runtime.resolveWorkspace})
    * @throws {OdekError} `CONFIG_INVALID` for a project file that cannot be read or is invalid
+   * @internal for odek's own surfaces (`odek config show`, `odek doctor`); not part of the library API
    */
   configFor(workspace: string): Promise<HostConfig> {
     return resolveHostConfig(this.#init.settings, workspace);
@@ -197,6 +230,7 @@ export class Runtime implements AsyncDisposable {
    * What the configuration layers below the user file hold, without a single secret value:
    * `secrets.env` (its path, whether it was read, the names it sets and which of them it filled)
    * and where the API key came from.
+   * @internal for odek's own surfaces (`odek config show`); not part of the library API
    */
   get secretsSummary(): SecretsSummary {
     const { layers, apiKeySource } = this.#init.settings;
@@ -209,7 +243,10 @@ export class Runtime implements AsyncDisposable {
     };
   }
 
-  /** The danger classifier (its Bash parser loads once, on first use). */
+  /**
+   * The danger classifier (its Bash parser loads once, on first use).
+   * @internal for odek's own surfaces (`odek classify`); not part of the library API
+   */
   classifier(): Promise<Classifier> {
     this.#classifier ??= handled(createClassifier());
     return this.#classifier;
@@ -274,6 +311,7 @@ export class Runtime implements AsyncDisposable {
     return this.#closing;
   }
 
+  /** {@linkcode Runtime.close}, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

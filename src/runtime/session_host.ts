@@ -32,7 +32,16 @@ import type { RuntimeEvent } from "./event_subscription.ts";
 import { Run } from "./run.ts";
 import type { ToolSet } from "../loop/tool_set.ts";
 
-/** The limits of one run; each given one overrides the configuration's. */
+/**
+ * The limits of one run; each given one overrides the configuration's.
+ *
+ * @example Ten turns and two minutes at most
+ * ```ts
+ * import type { RunLimitsOverride } from "./session_host.ts";
+ * const limits: RunLimitsOverride = { maxIterations: 10, maxRuntimeMs: 120_000, maxToolParallel: 2 };
+ * if (limits.maxIterations !== 10) throw new Error("limits");
+ * ```
+ */
 export interface RunLimitsOverride extends RunBudgets {
   /** Model turns before the run stops (`budget_exceeded`). @default config `budgets.maxIterations` */
   maxIterations?: number;
@@ -40,7 +49,20 @@ export interface RunLimitsOverride extends RunBudgets {
   maxToolParallel?: number;
 }
 
-/** Options for {@linkcode SessionHost.startRun}. */
+/**
+ * Options for {@linkcode SessionHost.startRun}.
+ *
+ * @example A follow-up message with a time limit
+ * ```ts
+ * import type { StartRunOptions } from "./session_host.ts";
+ * const options: StartRunOptions = {
+ *   message: "now add a test for it",
+ *   budgets: { maxToolCalls: 50 },
+ *   signal: AbortSignal.timeout(600_000),
+ * };
+ * if (options.budgets?.maxToolCalls !== 50) throw new Error("budgets");
+ * ```
+ */
 export interface StartRunOptions {
   /**
    * A user message appended before the run starts. @default none: the transcript goes on from
@@ -54,6 +76,7 @@ export interface StartRunOptions {
   /**
    * Wraps the run's steps (a durable engine): given the default runner's journal, return the
    * runner. @default every step recorded in the session journal
+   * @internal for odek's durable engine; not part of the library API yet
    */
   stepRunner?: (journal: StepJournal) => StepRunner;
 }
@@ -91,11 +114,34 @@ export interface HostParts {
  * — the broker's children and background jobs, the egress proxy, the session lock — whatever
  * failed before.
  *
- * @example Two runs on one host (a runtime from `createRuntime`)
- * ```ts ignore
- * await using host = await runtime.openSession({ task: "add a --verbose flag" });
- * const first = await (await host.startRun()).result;
- * const second = await (await host.startRun({ message: "now document it" })).result;
+ * @example Two runs on one host, then the session continued by another host
+ * ```ts
+ * import { createRuntime } from "./create_runtime.ts";
+ * import { ScriptedModel } from "../testing/scripted_model.ts";
+ * const home = await Deno.makeTempDir();
+ * const workspace = await Deno.makeTempDir();
+ * try {
+ *   await using runtime = await createRuntime({
+ *     env: { HOME: home, PATH: "/usr/bin:/bin" },
+ *     config: { sandbox: "none" },
+ *     modelFactory: () => new ScriptedModel((_request, i) => ({ text: `answer ${i + 1}` })),
+ *   });
+ *   let sessionId: string;
+ *   {
+ *     await using host = await runtime.openSession({ task: "add a --verbose flag" }, { workspace });
+ *     sessionId = host.sessionId;
+ *     await (await host.startRun()).result;
+ *     await (await host.startRun({ message: "now document it" })).result;
+ *   }
+ *   await using again = await runtime.openSession({ sessionId });
+ *   const outcome = await (await again.startRun({ message: "and test it" })).result;
+ *   if (outcome.type !== "completed" || again.workspace !== await Deno.realPath(workspace)) {
+ *     throw new Error(outcome.type);
+ *   }
+ * } finally {
+ *   await Deno.remove(home, { recursive: true });
+ *   await Deno.remove(workspace, { recursive: true });
+ * }
  * ```
  */
 export class SessionHost implements AsyncDisposable {
@@ -127,7 +173,10 @@ export class SessionHost implements AsyncDisposable {
   #starting = false;
   #closing: Promise<void> | undefined;
 
-  /** @param parts what `openSessionHost` built */
+  /**
+   * Made by `runtime.openSession()`, never directly.
+   * @internal
+   */
   constructor(parts: HostParts) {
     this.#parts = parts;
     this.sessionId = parts.session.meta.id;
@@ -146,7 +195,10 @@ export class SessionHost implements AsyncDisposable {
     return this.#parts.session.meta;
   }
 
-  /** The redactor of every sink (for the surface's own messages, e.g. an error on stderr). */
+  /**
+   * The redactor of every sink (for the surface's own messages, e.g. an error on stderr).
+   * @internal for odek's own surfaces; not part of the library API
+   */
   get redact(): Redactor {
     return this.#parts.settings.redact;
   }
@@ -290,6 +342,7 @@ export class SessionHost implements AsyncDisposable {
     return this.#closing;
   }
 
+  /** {@linkcode SessionHost.close}, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

@@ -11,7 +11,23 @@ import type { AddDir } from "../config/add_dirs.ts";
 import type { TrustLevel } from "../config/trust_level.ts";
 import type { ToolProvider } from "../loop/tool_provider.ts";
 
-/** What a provider factory is told of the session host it builds tools for. */
+/**
+ * What a provider factory is told of the session host it builds tools for.
+ *
+ * @example What a factory learns of its host
+ * ```ts
+ * import type { ToolProviderHost } from "./tool_provider_source.ts";
+ * function describe(host: ToolProviderHost): string {
+ *   return `${host.sessionId} in ${host.workspace} (${host.trust}, ${host.addDirs.length} added)`;
+ * }
+ * import { FakeBroker } from "../testing/fake_broker.ts";
+ * const host: ToolProviderHost = {
+ *   sessionId: "s1", workspace: "/srv/ws", addDirs: [], trust: "standard",
+ *   broker: new FakeBroker(() => ({ ok: true, output: "" })), signal: new AbortController().signal,
+ * };
+ * if (describe(host) !== "s1 in /srv/ws (standard, 0 added)") throw new Error(describe(host));
+ * ```
+ */
 export interface ToolProviderHost {
   /** The session's id. */
   readonly sessionId: string;
@@ -31,12 +47,41 @@ export interface ToolProviderHost {
  * Builds a host's provider. The provider it returns may implement `Symbol.asyncDispose`: the host
  * disposes it when it closes (after its run ended, before its broker stops), or when the host
  * fails to open. A provider passed as it is (not through a factory) is never disposed by a host.
+ *
+ * @example A provider made for each host
+ * ```ts
+ * import { z } from "zod";
+ * import type { ToolProviderFactory } from "./tool_provider_source.ts";
+ * const perHost: ToolProviderFactory = (host) => ({
+ *   name: "session info",
+ *   list: () => [{ name: "session_id", description: "This session's id.", args: z.strictObject({}), classWithoutGate: "read" }],
+ *   classify: () => ({ kind: "fixed", class: "read", detail: "reads the session id" }),
+ *   run: () => Promise.resolve({ ok: true, output: host.sessionId }),
+ * });
+ * if (typeof perHost !== "function") throw new Error("a factory");
+ * ```
  */
 export type ToolProviderFactory = (
   host: ToolProviderHost,
 ) => ToolProvider | Promise<ToolProvider>;
 
-/** A provider for every host, or a factory called once per host. */
+/**
+ * A provider for every host, or a factory called once per host.
+ *
+ * @example Mix a shared provider and a factory
+ * ```ts
+ * import { z } from "zod";
+ * import type { ToolProviderSource } from "./tool_provider_source.ts";
+ * const clock: ToolProviderSource = {
+ *   name: "clock",
+ *   list: () => [{ name: "now", description: "The time.", args: z.strictObject({}), classWithoutGate: "read" }],
+ *   classify: () => ({ kind: "fixed", class: "read", detail: "reads the clock" }),
+ *   run: () => Promise.resolve({ ok: true, output: new Date(0).toISOString() }),
+ * };
+ * const sources: ToolProviderSource[] = [clock, () => clock];
+ * if (sources.length !== 2) throw new Error("sources");
+ * ```
+ */
 export type ToolProviderSource = ToolProvider | ToolProviderFactory;
 
 /**

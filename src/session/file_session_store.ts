@@ -69,6 +69,8 @@ export class FileSessionStore implements SessionStore {
   readonly #options: JournalOptions;
 
   /**
+   * A store of journal files in one directory.
+   *
    * @param dir the sessions directory, e.g. `ODEK_HOME/sessions`; created on first `create`
    * @param options redaction and clock; see {@linkcode FileSessionStoreOptions}
    */

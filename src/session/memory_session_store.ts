@@ -59,7 +59,11 @@ export class MemorySessionStore implements SessionStore {
   readonly #locks = new Map<string, string>();
   readonly #options: JournalOptions;
 
-  /** @param options redaction, clock and initial journals; see {@linkcode MemorySessionStoreOptions} */
+  /**
+   * An empty store (or one holding `options.journals`).
+   *
+   * @param options redaction, clock and initial journals; see {@linkcode MemorySessionStoreOptions}
+   */
   constructor(options: MemorySessionStoreOptions = {}) {
     this.#options = {
       redact: options.redact ?? ((text) => text),

@@ -7,7 +7,19 @@
  */
 import type { ChatMessage } from "../_util/chat_message.ts";
 
-/** What a session records about itself (never the API key). */
+/**
+ * What a session records about itself (never the API key).
+ *
+ * @example Show a session
+ * ```ts
+ * import type { SessionMeta } from "./session_store.ts";
+ * const meta: SessionMeta = {
+ *   id: "20250101-120000-abcdef", createdAt: "2025-01-01T12:00:00.000Z", workspace: "/srv/ws",
+ *   model: "gpt-4.1-mini", baseUrl: "http://127.0.0.1:8080/v1", title: "fix the failing test",
+ * };
+ * if (`${meta.id} ${meta.title}` !== "20250101-120000-abcdef fix the failing test") throw new Error("meta");
+ * ```
+ */
 export interface SessionMeta {
   /** The session id: generated `YYYYMMDD-HHMMSS-<6 hex>` (UTC) or a name given by the operator. */
   id: string;
@@ -23,7 +35,16 @@ export interface SessionMeta {
   title: string;
 }
 
-/** The fields of {@linkcode SessionMeta} that change over a session's life (`odek continue` flags). */
+/**
+ * The fields of {@linkcode SessionMeta} that change over a session's life (`odek continue` flags).
+ *
+ * @example Continue with another model
+ * ```ts
+ * import type { SessionMetaPatch } from "./session_store.ts";
+ * const patch: SessionMetaPatch = { model: "gpt-4.1" };
+ * if (patch.workspace !== undefined) throw new Error("only the model changes");
+ * ```
+ */
 export interface SessionMetaPatch {
   /** The new model name. */
   model?: string;
@@ -36,6 +57,13 @@ export interface SessionMetaPatch {
 /**
  * The context manager's rolling digest as a session keeps it: the transcript's turn groups that
  * start before message index `coveredUntil` are summarised by `digest` (docs/context.md).
+ *
+ * @example A digest of the first turns
+ * ```ts
+ * import type { SessionCompaction } from "./session_store.ts";
+ * const compaction: SessionCompaction = { digest: "The user asked for X; tests pass.", coveredUntil: 12 };
+ * if (compaction.coveredUntil !== 12) throw new Error("index");
+ * ```
  */
 export interface SessionCompaction {
   /** The digest text (redacted like every content string). */
@@ -44,7 +72,16 @@ export interface SessionCompaction {
   coveredUntil: number;
 }
 
-/** What {@linkcode SessionStore.create} needs. */
+/**
+ * What {@linkcode SessionStore.create} needs.
+ *
+ * @example A named session
+ * ```ts
+ * import type { CreateSessionInit } from "./session_store.ts";
+ * const init: CreateSessionInit = { id: "nightly", workspace: "/srv/ws", model: "m", baseUrl: "http://127.0.0.1:1/v1", title: "nightly check" };
+ * if (init.id !== "nightly") throw new Error("id");
+ * ```
+ */
 export interface CreateSessionInit {
   /** A name for the session (`--session <name>`); generated when absent. */
   id?: string;
@@ -58,7 +95,17 @@ export interface CreateSessionInit {
   title: string;
 }
 
-/** One row of {@linkcode SessionStore.list}. */
+/**
+ * One row of {@linkcode SessionStore.list}.
+ *
+ * @example List the sessions that could not be loaded
+ * ```ts
+ * import type { SessionSummary } from "./session_store.ts";
+ * const rows: SessionSummary[] = [];
+ * const broken = rows.filter((row) => row.problem !== undefined).map((row) => row.id);
+ * if (broken.length !== 0) throw new Error("none");
+ * ```
+ */
 export interface SessionSummary extends SessionMeta {
   /** ISO 8601 time of the last record (the creation time for a new session). */
   updatedAt: string;
@@ -80,6 +127,17 @@ export interface SessionSummary extends SessionMeta {
 /**
  * A session opened for writing. Holds the session's lock until {@linkcode OpenSession.close}
  * (which disposing it with `await using` calls).
+ *
+ * @example Append to a session and close it
+ * ```ts
+ * import { MemorySessionStore } from "./memory_session_store.ts";
+ * import type { OpenSession } from "./session_store.ts";
+ * await using session: OpenSession = await new MemorySessionStore().create({
+ *   workspace: "/w", model: "m", baseUrl: "http://127.0.0.1:1/v1", title: "t",
+ * });
+ * await session.append({ role: "user", content: "hello" });
+ * if (session.messages.length !== 1) throw new Error("appended");
+ * ```
  */
 export interface OpenSession extends AsyncDisposable {
   /** The meta record with every `meta_update` patch applied. */

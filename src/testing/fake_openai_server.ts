@@ -22,6 +22,16 @@ import { createFakeHandler } from "./_fake_server_handler.ts";
  * - `reset`: headers and the first `afterChunks` chunks (default 0) are sent, then the connection
  *   is aborted (Deno.serve sends the headers first; for a reset before any response use
  *   {@linkcode startResetProxy}).
+ *
+ * @example A rate limit, then a stream cut short
+ * ```ts
+ * import type { Fault } from "./fake_openai_server.ts";
+ * const faults: Fault[] = [
+ *   { type: "status", status: 429, retryAfter: "1" },
+ *   { type: "cut", afterChunks: 3 },
+ * ];
+ * if (faults[0].type !== "status") throw new Error("status first");
+ * ```
  */
 export type Fault =
   | {
@@ -39,7 +49,16 @@ export type Fault =
   | { type: "stall"; afterChunks?: number }
   | { type: "reset"; afterChunks?: number };
 
-/** One scripted tool call. */
+/**
+ * One scripted tool call.
+ *
+ * @example A call with its own id
+ * ```ts
+ * import type { ScriptedToolCall } from "./fake_openai_server.ts";
+ * const call: ScriptedToolCall = { id: "call_1", name: "read_file", arguments: { path: "README.md" } };
+ * if (call.name !== "read_file") throw new Error("name");
+ * ```
+ */
 export interface ScriptedToolCall {
   /** The call id. `undefined`: `call_<turn>_<index>`; `null`: the id is omitted from the stream. */
   id?: string | null;
@@ -49,7 +68,19 @@ export interface ScriptedToolCall {
   arguments: string | Record<string, unknown>;
 }
 
-/** One assistant turn the fake answers with. */
+/**
+ * One assistant turn the fake answers with.
+ *
+ * @example A tool call, then the answer
+ * ```ts
+ * import type { ScriptedTurn } from "./fake_openai_server.ts";
+ * const turns: ScriptedTurn[] = [
+ *   { toolCalls: [{ name: "glob", arguments: { pattern: "*.md" } }] },
+ *   { text: "There is one Markdown file.", delayMs: 5 },
+ * ];
+ * if (turns.length !== 2) throw new Error("two turns");
+ * ```
+ */
 export interface ScriptedTurn {
   /** Assistant text, streamed in pieces of a few characters up to a word. */
   text?: string;
@@ -57,7 +88,7 @@ export interface ScriptedTurn {
   reasoning?: string;
   /** Tool calls; with several, their argument pieces are interleaved. */
   toolCalls?: ScriptedToolCall[];
-  /** @default "tool_calls" when there are tool calls, else "stop" */
+  /** The turn's `finish_reason`. @default "tool_calls" when there are tool calls, else "stop" */
   finishReason?: string;
   /**
    * Reported usage. @default `prompt_tokens`: the request's count (see
@@ -78,7 +109,22 @@ export interface ScriptedTurn {
   deltas?: Record<string, unknown>[];
 }
 
-/** A chat-completions request the fake server received. */
+/**
+ * A chat-completions request the fake server received.
+ *
+ * @example Check what the client sent
+ * ```ts
+ * import type { RecordedRequest } from "./fake_openai_server.ts";
+ * function lastUserText(request: RecordedRequest): string {
+ *   const messages: { role: string; content: string }[] = request.body.messages;
+ *   return messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
+ * }
+ * const request: RecordedRequest = {
+ *   body: { messages: [{ role: "user", content: "hi" }] }, authorization: "Bearer k", receivedAt: 0, promptTokens: 9,
+ * };
+ * if (lastUserText(request) !== "hi") throw new Error("text");
+ * ```
+ */
 export interface RecordedRequest {
   /** The parsed JSON body (the raw text when it was not JSON). */
   // deno-lint-ignore no-explicit-any
@@ -102,7 +148,16 @@ export interface RecordedRequest {
   refusal?: string;
 }
 
-/** Options for {@linkcode startFakeOpenAIServer}. */
+/**
+ * Options for {@linkcode startFakeOpenAIServer}.
+ *
+ * @example A strict provider with a small window
+ * ```ts
+ * import type { FakeOpenAIServerOptions } from "./fake_openai_server.ts";
+ * const options: FakeOpenAIServerOptions = { turns: [{ text: "ok" }], strict: true, contextWindow: 8192 };
+ * if (!options.strict) throw new Error("strict");
+ * ```
+ */
 export interface FakeOpenAIServerOptions {
   /**
    * The script: turn N answers the Nth chat-completions request. A function gets the request and
@@ -138,7 +193,18 @@ export interface FakeOpenAIServerOptions {
   models?: readonly (string | { id: string; [key: string]: unknown })[];
 }
 
-/** A running fake server. */
+/**
+ * A running fake server.
+ *
+ * @example Start one and point a client at it
+ * ```ts
+ * import { type FakeOpenAIServer, startFakeOpenAIServer } from "./fake_openai_server.ts";
+ * await using server: FakeOpenAIServer = await startFakeOpenAIServer({ turns: [{ text: "ok" }] });
+ * const response = await fetch(`${server.url}/models`);
+ * const models = await response.json();
+ * if (models.data[0].id !== "fake-model" || server.requests.length !== 0) throw new Error("models");
+ * ```
+ */
 export interface FakeOpenAIServer {
   /** Base URL to give a client, `http://127.0.0.1:PORT/v1`. */
   url: string;

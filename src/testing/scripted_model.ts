@@ -11,15 +11,45 @@ import { type JsonObject, scriptedChunks } from "./_scripted_chunks.ts";
 import { sleep } from "./_sleep.ts";
 import { countRequestTokens } from "./_request_tokens.ts";
 
-/** A request as {@linkcode ScriptedModel} keeps it: a deep copy, without the signal. */
+/**
+ * A request as {@linkcode ScriptedModel} keeps it: a deep copy, without the signal.
+ *
+ * @example Read what the loop asked
+ * ```ts
+ * import { ScriptedModel, type ScriptedModelRequest } from "./scripted_model.ts";
+ * const model = new ScriptedModel([{ text: "ok" }]);
+ * await model.complete({ messages: [{ role: "user", content: "hi" }], tools: [], iteration: 1 });
+ * const [first]: ScriptedModelRequest[] = model.requests;
+ * if (first.messages[0].content !== "hi") throw new Error("request");
+ * ```
+ */
 export type ScriptedModelRequest = Omit<ModelRequest, "signal">;
 
-/** The script: a list (turn N answers call N) or a function of the request and its 0-based index. */
+/**
+ * The script: a list (turn N answers call N) or a function of the request and its 0-based index.
+ *
+ * @example Answer from the request
+ * ```ts
+ * import { ScriptedModel, type ScriptedModelTurns } from "./scripted_model.ts";
+ * const turns: ScriptedModelTurns = (request) => ({ text: `turn ${request.iteration}` });
+ * const reply = await new ScriptedModel(turns).complete({ messages: [], tools: [], iteration: 3 });
+ * if (reply.message.content !== "turn 3") throw new Error(String(reply.message.content));
+ * ```
+ */
 export type ScriptedModelTurns =
   | ScriptedTurn[]
   | ((request: ScriptedModelRequest, index: number) => ScriptedTurn | Promise<ScriptedTurn>);
 
-/** Options for {@linkcode ScriptedModel}. */
+/**
+ * Options for {@linkcode ScriptedModel}.
+ *
+ * @example Name the model in the chunks
+ * ```ts
+ * import type { ScriptedModelOptions } from "./scripted_model.ts";
+ * const options: ScriptedModelOptions = { model: "my-test-model" };
+ * if (options.model !== "my-test-model") throw new Error("model");
+ * ```
+ */
 export interface ScriptedModelOptions {
   /** The `model` field of the generated chunks. @default "scripted-model" */
   model?: string;
@@ -65,6 +95,8 @@ export class ScriptedModel implements Model {
   #count = 0;
 
   /**
+   * A model that answers with the script's turns, in order.
+   *
    * @param turns the script
    * @param options the model name of the generated chunks
    */

@@ -37,7 +37,7 @@ Deno.test("every file, folder and link the docs name exists", async () => {
     }
     for (
       const m of text.matchAll(
-        /`((?:src|tools|tests|docs|scripts|demo|bench|\.ci)\/[A-Za-z0-9_./-]*)`/g,
+        /`((?:src|tools|tests|docs|scripts|demo|bench|examples|\.ci)\/[A-Za-z0-9_./-]*)`/g,
       )
     ) {
       const path = m[1].replace(/\/$/, "");

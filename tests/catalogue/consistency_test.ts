@@ -57,6 +57,7 @@ function sampleArgs(entry: ToolEntry): Record<string, unknown> {
     case "url":
       return { [rule.arg]: "http://127.0.0.1:9/x" };
     case "fixed":
+    case "access":
       return {};
   }
 }
@@ -73,6 +74,7 @@ function ruleArgs(entry: ToolEntry): string[] {
     case "command":
       return [rule.arg, ...(rule.alwaysAsk ? [rule.alwaysAsk.arg] : [])];
     case "fixed":
+    case "access":
       return [];
   }
 }
@@ -91,6 +93,11 @@ function expectedClasses(entry: ToolEntry): string[] {
       return ["network"];
     case "fixed":
       return [rule.class];
+    case "access":
+      return [
+        rule.workspace === "write" ? "local_write" : "read",
+        ...(rule.network ? ["network"] : []),
+      ];
   }
 }
 

@@ -169,7 +169,7 @@ Deno.test("deny rules and context files are kept (added to the user's); free key
   assert.deepEqual(out.layer.deny?.commands, ["git push *"]);
   assert.deepEqual(out.layer.contextFiles, ["docs/style.md"]);
   assert.equal(out.layer.model, "project-model");
-  assert.equal(out.layer.models?.m.contextWindow, 32768);
+  assert.equal(out.layer.models?.m?.contextWindow, 32768);
 });
 
 Deno.test("toolOutput that would break headBytes + tailBytes <= maxBytes with the user's values is dropped", () => {

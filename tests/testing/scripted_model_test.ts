@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import type { ChatMessage } from "../../src/_util/chat_message.ts";
 import { OdekError } from "../../src/_util/odek_error.ts";
 import type { ModelDelta } from "../../src/llm/model.ts";
-import { type Fault, ScriptedModel } from "../../src/testing/mod.ts";
+import type { Fault } from "../../src/testing/fake_openai_server.ts";
+import { ScriptedModel } from "../../src/testing/scripted_model.ts";
 
 Deno.test("ScriptedModel.complete() answers turns in order with deltas and generated ids", async () => {
   const model = new ScriptedModel([

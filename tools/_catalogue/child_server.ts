@@ -13,7 +13,7 @@ import {
 } from "./child_protocol.ts";
 import type { LineTransport } from "./line_transport.ts";
 import { toChildError } from "./tool_failure.ts";
-import type { ChildToolEntry } from "./tool_entry.ts";
+import type { ArgsZod } from "./tool_entry.ts";
 
 /** What every handler gets besides its arguments. */
 export interface ToolContext {
@@ -35,19 +35,31 @@ export type ToolHandler<A = any, C extends ToolContext = any> = (
   context: C,
 ) => string | Promise<string>;
 
+/**
+ * What a child needs of a tool it serves: its name and the schema its arguments are checked
+ * against. A catalogue entry has both; so does the one tool of a module-tool child
+ * (`tools/module_tool.ts`), which is not in the catalogue.
+ */
+export interface ServedTool {
+  readonly name: string;
+  readonly args: ArgsZod;
+}
+
 /** Options for {@linkcode ToolChildServer}. */
 export interface ToolChildServerOptions {
   /** The child's name in messages, e.g. `file-tool`. */
   name: string;
   /** The entries this child serves (its registry). */
-  entries: readonly ChildToolEntry[];
+  entries: readonly ServedTool[];
   /** Added to every handler's context, e.g. the web child's egress client. @default {} */
   services?: Readonly<Record<string, unknown>>;
   /**
    * Loads an entry's handler (a child's own loader: the import must be written in a file beside
    * the handler modules, see `tools/_load_handler.ts`).
    */
-  load: (entry: ChildToolEntry) => Promise<ToolHandler>;
+  // A method (its parameter is bivariant), so a loader of catalogue entries such as
+  // `loadHandler` fits: it is only ever given the entries above.
+  load(entry: ServedTool): Promise<ToolHandler>;
 }
 
 /**
@@ -84,9 +96,9 @@ export interface ToolChildServerOptions {
  */
 export class ToolChildServer {
   readonly #name: string;
-  readonly #entries: ReadonlyMap<string, ChildToolEntry>;
+  readonly #entries: ReadonlyMap<string, ServedTool>;
   readonly #services: Readonly<Record<string, unknown>>;
-  readonly #load: (entry: ChildToolEntry) => Promise<ToolHandler>;
+  readonly #load: (entry: ServedTool) => Promise<ToolHandler>;
   readonly #handlers = new Map<string, Promise<ToolHandler>>();
   /** The calls running now, by id: cancelling one aborts its controller. */
   readonly #running = new Map<number, AbortController>();
@@ -98,7 +110,7 @@ export class ToolChildServer {
       options.entries.map((entry) => [entry.name, entry]),
     );
     this.#services = options.services ?? {};
-    this.#load = options.load;
+    this.#load = (entry) => options.load(entry);
   }
 
   /**
@@ -219,7 +231,7 @@ export class ToolChildServer {
     }
   }
 
-  #handler(entry: ChildToolEntry): Promise<ToolHandler> {
+  #handler(entry: ServedTool): Promise<ToolHandler> {
     let loading = this.#handlers.get(entry.name);
     if (loading === undefined) {
       loading = this.#load(entry);

@@ -7,6 +7,28 @@
  */
 import type { z } from "zod";
 
+/**
+ * Risk class of one part of a call (design §3): what the part does, which decides whether it asks
+ * and what scope approving it grants.
+ *
+ * @example The class of a workspace write
+ * ```ts
+ * import type { RiskClass } from "./tool_entry.ts";
+ * const riskClass: RiskClass = "local_write";
+ * if (riskClass !== "local_write") throw new Error("unreachable");
+ * ```
+ */
+export type RiskClass =
+  | "read"
+  | "local_write"
+  | "code_execution"
+  | "network"
+  | "system_write"
+  | "destructive"
+  | "privileged"
+  | "unknown"
+  | "blocked";
+
 /** The risk classes of design §3, in the order the docs list them. */
 export const RISK_CLASSES = [
   "read",
@@ -18,9 +40,10 @@ export const RISK_CLASSES = [
   "privileged",
   "unknown",
   "blocked",
-] as const;
-/** Risk class of one part of a call (design §3). */
-export type RiskClass = (typeof RISK_CLASSES)[number];
+] as const satisfies readonly RiskClass[];
+// Every class is in the list (a class added to the type alone fails to compile here).
+const _everyRiskClass: [Exclude<RiskClass, (typeof RISK_CLASSES)[number]>] extends [never] ? true
+  : never = true;
 
 /**
  * Categories whose tools run in a long-lived tool child, the program `tools/<category>.ts`:
@@ -47,7 +70,21 @@ export type ToolCategory = ChildCategory | "shell" | "bg" | "core";
  * - `command`: the shell command in `arg`, parsed and classified; `alwaysAsk` adds an `unknown`
  *   part and makes the call ask at every trust level when argument `arg` equals `equals`;
  * - `url`: one `network` part on the host of the URL in `arg`;
- * - `fixed`: one part of `class`, no targets (`detail` says why).
+ * - `fixed`: one part of `class`, no targets (`detail` says why);
+ * - `access`: what a library tool (`defineTool`) declares it needs, whatever its arguments: a
+ *   `read` part (`workspace: "read"`) or a `local_write` part (`"write"`), and a `network` part
+ *   when `network` is true; no targets.
+ *
+ * @example The rules of a reading, a writing and a library tool
+ * ```ts
+ * import type { ClassificationRule } from "./tool_entry.ts";
+ * const rules: ClassificationRule[] = [
+ *   { kind: "path", arg: "path", access: "read" },
+ *   { kind: "path", arg: "path", access: "write" },
+ *   { kind: "access", workspace: "read", network: true },
+ * ];
+ * if (rules.length !== 3) throw new Error("rules");
+ * ```
  */
 export type ClassificationRule =
   | {
@@ -76,6 +113,11 @@ export type ClassificationRule =
     readonly kind: "fixed";
     readonly class: RiskClass;
     readonly detail: string;
+  }
+  | {
+    readonly kind: "access";
+    readonly workspace: "read" | "write";
+    readonly network?: boolean;
   };
 
 /**
@@ -162,13 +204,34 @@ export function isChildEntry(entry: ToolEntry): entry is ChildToolEntry {
   return (CHILD_CATEGORIES as readonly string[]).includes(entry.category);
 }
 
-/** One problem found while validating arguments (the Standard Schema issue shape). */
+/**
+ * One problem found while validating arguments (the Standard Schema issue shape).
+ *
+ * @example An issue at a nested key
+ * ```ts
+ * import type { ArgsIssue } from "./tool_entry.ts";
+ * const issue: ArgsIssue = { message: "Expected a string", path: ["options", { key: "name" }] };
+ * if (issue.path?.length !== 2) throw new Error("path");
+ * ```
+ */
 export interface ArgsIssue {
+  /** What is wrong, for the model. */
   readonly message: string;
+  /** Where in the arguments, as keys (or path segments with a key). */
   readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>;
 }
 
-/** The outcome of validating arguments. */
+/**
+ * The outcome of validating arguments.
+ *
+ * @example A success and a failure
+ * ```ts
+ * import type { ArgsResult } from "./tool_entry.ts";
+ * const ok: ArgsResult<{ n: number }> = { value: { n: 1 } };
+ * const bad: ArgsResult<{ n: number }> = { issues: [{ message: "n must be a number", path: ["n"] }] };
+ * if (ok.issues !== undefined || bad.issues === undefined) throw new Error("results");
+ * ```
+ */
 export type ArgsResult<T> =
   | { readonly value: T; readonly issues?: undefined }
   | { readonly issues: ReadonlyArray<ArgsIssue> };
@@ -178,8 +241,33 @@ export type ArgsResult<T> =
  * `~standard.jsonSchema`, standardschema.dev): zod 4 schemas satisfy it unchanged, and so can a
  * JSON-Schema validator of an MCP tool or a library user's schema. The loop validates every call
  * through it and tells the model its `jsonSchema.input`.
+ *
+ * @example A zod 4 schema is one, and so is a hand-written validator
+ * ```ts
+ * import { z } from "zod";
+ * import type { ArgsSchema } from "./tool_entry.ts";
+ * const fromZod: ArgsSchema<{ text: string }> = z.strictObject({ text: z.string() });
+ * const byHand: ArgsSchema<{ text: string }> = {
+ *   "~standard": {
+ *     version: 1,
+ *     vendor: "my-app",
+ *     validate: (value) =>
+ *       typeof (value as { text?: unknown })?.text === "string"
+ *         ? { value: value as { text: string } }
+ *         : { issues: [{ message: "text must be a string", path: ["text"] }] },
+ *     jsonSchema: {
+ *       input: () => ({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }),
+ *     },
+ *   },
+ * };
+ * for (const schema of [fromZod, byHand]) {
+ *   const result = await schema["~standard"].validate({ text: "hi" });
+ *   if (result.issues !== undefined) throw new Error("valid arguments");
+ * }
+ * ```
  */
 export interface ArgsSchema<T = Record<string, unknown>> {
+  /** The Standard Schema properties (version 1) with the JSON Schema extension. */
   readonly "~standard": {
     readonly version: 1;
     readonly vendor: string;

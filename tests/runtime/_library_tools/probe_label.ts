@@ -1,0 +1,10 @@
+/**
+ * A local import of `probe_scope.ts` (test fixture).
+ *
+ * @module
+ */
+
+/** @returns the probe's label */
+export function label(): string {
+  return "probe";
+}
