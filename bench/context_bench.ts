@@ -16,7 +16,7 @@ import { estimateToolSpecTokens } from "../src/loop/estimate_tokens.ts";
 import { buildRequest, type PlanInput, planTrim } from "../src/loop/plan_context.ts";
 import { splitTurnGroups } from "../src/loop/turn_groups.ts";
 import { FileSessionStore } from "../src/session/file_session_store.ts";
-import { startJournalSession } from "../src/session/_journal_session.ts";
+import { startJournalSession } from "../src/session/_start_session.ts";
 import { ContextManager } from "../src/loop/context_manager.ts";
 import type { RunContext } from "../src/loop/run_context.ts";
 import { newRunStats } from "../src/loop/run_stats.ts";

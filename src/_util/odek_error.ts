@@ -35,6 +35,8 @@ export type OdekErrorCode =
   | "CASSETTE_MISMATCH"
   | "CASSETTE_INVALID"
   | "BUDGET_EXCEEDED"
+  /** A run that kept repeating the same tool calls after a hint was stopped (exit code 5). */
+  | "STALLED"
   | "INTERRUPTED"
   | "TOOL_CHILD_FAILED"
   /** A path odek checked was renamed or replaced before it was used (a race; nothing was run). */

@@ -50,12 +50,18 @@ export async function runBackgroundTool(
         const list = jobs.list();
         return ok(list.length === 0 ? "no background jobs in this run" : list.map(line).join("\n"));
       }
-      case "bg_status":
-        return ok(line(statusOf(jobs, String(args.id))));
+      case "bg_status": {
+        const status = statusOf(jobs, String(args.id));
+        return { ok: true, output: line(status), stallKey: sameness(status) };
+      }
       case "bg_output": {
         const id = String(args.id);
-        statusOf(jobs, id);
-        return ok(`${line(jobs.status(id)!)}\n${streams(jobs, id, tail(args))}`);
+        const status = statusOf(jobs, id);
+        return {
+          ok: true,
+          output: `${line(status)}\n${streams(jobs, id, tail(args))}`,
+          stallKey: `${sameness(status)} ${tail(args)}`,
+        };
       }
       case "bg_stop": {
         const id = String(args.id);
@@ -78,7 +84,7 @@ export async function runBackgroundTool(
   }
 }
 
-function ok(output: string): ToolResult {
+function ok(output: string): ToolResult & { ok: true } {
   return { ok: true, output };
 }
 
@@ -93,6 +99,14 @@ function statusOf(jobs: BackgroundJobs, id: string): JobStatus {
 
 function tail(args: Record<string, unknown>): number {
   return typeof args.tail_bytes === "number" ? args.tail_bytes : DEFAULT_TAIL_BYTES;
+}
+
+/**
+ * Polling a job counts towards a stall only while this is unchanged (issue 14, case 5): its
+ * state, exit code and output sizes, not its runtime.
+ */
+function sameness(job: JobStatus): string {
+  return `${job.id} ${job.state} ${job.exitCode} ${job.stdoutBytes} ${job.stderrBytes}`;
 }
 
 function line(job: JobStatus): string {

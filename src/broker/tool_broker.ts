@@ -27,7 +27,12 @@ export type ToolErrorKind =
   | "sandbox_unavailable"
   | "failed"
   /** Not run: a budget of the run is spent (the loop refuses it; the broker never returns it). */
-  | "budget_exceeded";
+  | "budget_exceeded"
+  /**
+   * Not run: the run stopped before the call was approved or started, and the next run did not
+   * ask it again (the loop answers it; the broker never returns it; design §8.3).
+   */
+  | "not_started";
 
 /**
  * A destination the egress proxy refused (or could not reach), as fields.
@@ -92,7 +97,16 @@ export interface ToolError {
  * ```
  */
 export type ToolResult =
-  | { ok: true; output: string }
+  | {
+    ok: true;
+    output: string;
+    /**
+     * What makes this result the same as another for the loop's stall detection, when that is
+     * not the whole output: a background job's status counts as unchanged while its state and
+     * output sizes are, whatever its runtime. @default the output
+     */
+    stallKey?: string;
+  }
   | { ok: false; error: ToolError };
 
 /**

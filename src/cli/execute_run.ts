@@ -29,7 +29,8 @@ export interface ExecuteRunOptions {
  * Start a run on the host and follow it to the end: SIGINT/SIGTERM become the run's abort
  * signal, every event is rendered (terminal or `--json`) and written to the events file, and the
  * closing summary line and the exit code come from the outcome (0 ok, 1 error, 4 budget,
- * 130 SIGINT, 143 SIGTERM). The events file is closed in every case.
+ * 5 stalled, 130 SIGINT, 143 SIGTERM). A new session that never reached the model is removed
+ * by the runtime; its task is printed back on stderr. The events file is closed in every case.
  *
  * @throws what `host.startRun` throws (`USAGE` when the session has nothing left to do)
  */
@@ -80,6 +81,12 @@ async function follow(options: ExecuteRunOptions): Promise<number> {
     renderer?.close();
     const id = host.sessionId;
     const { stats, durationMs } = outcome;
+    if (outcome.type === "failed" && outcome.discarded) {
+      const code = fail(outcome.error, stats, durationMs, discardedHint(id));
+      const typed = outcome.discarded.messages.map((m) => terminalSafe(host.redact(m)));
+      io.stderr.write(`odek: your task was:\n\n${typed.join("\n\n")}\n\n`);
+      return code;
+    }
     switch (outcome.type) {
       case "completed":
         io.stderr.write(`odek: done · ${summary(stats, durationMs)} · session ${id}\n`);
@@ -93,6 +100,8 @@ async function follow(options: ExecuteRunOptions): Promise<number> {
             ? `The session is saved: continue it with odek continue ${id} --max-iterations <n>.`
             : `The session is saved: continue it with odek continue ${id} (with a higher limit).`,
         );
+      case "stalled":
+        return fail(outcome.error, stats, durationMs);
       case "interrupted":
         fail(outcome.error, stats, durationMs);
         return signalName === "SIGTERM" ? EXIT.terminated : EXIT.interrupted;
@@ -123,6 +132,11 @@ async function follow(options: ExecuteRunOptions): Promise<number> {
     );
     return exitCodeFor(error);
   }
+}
+
+/** What a removed session's failure says instead of "the session is saved". */
+function discardedHint(id: string): string {
+  return `No model request of session ${id} succeeded, so nothing in it is worth keeping: it is removed (start again with odek run once the problem is fixed).`;
 }
 
 async function closeEvents(events: EventsJsonlSink | undefined, io: CliIO): Promise<void> {

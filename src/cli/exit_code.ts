@@ -7,6 +7,7 @@
  * | 1 | error |
  * | 2 | usage |
  * | 4 | budget exhausted (the iteration budget included) |
+ * | 5 | stalled: the run kept repeating the same tool calls after a hint |
  * | 130 | interrupted (SIGINT) |
  * | 143 | terminated (SIGTERM) |
  *
@@ -20,6 +21,7 @@ export const EXIT = {
   error: 1,
   usage: 2,
   budget: 4,
+  stalled: 5,
   interrupted: 130,
   terminated: 143,
 } as const;
@@ -41,6 +43,8 @@ export function exitCodeFor(error: unknown): number {
       return EXIT.usage;
     case "BUDGET_EXCEEDED":
       return EXIT.budget;
+    case "STALLED":
+      return EXIT.stalled;
     case "INTERRUPTED":
       return EXIT.interrupted;
     default:

@@ -6,7 +6,7 @@
 
 /** Help per command (`main` for `odek --help`). */
 export const HELP_TEXT: Record<
-  "main" | "run" | "continue" | "sessions" | "classify" | "doctor" | "init" | "config",
+  "main" | "run" | "continue" | "sessions" | "models" | "classify" | "doctor" | "init" | "config",
   string
 > = {
   main: `odek — an autonomous agent runtime whose tools run in permission-scoped sandboxes
@@ -15,6 +15,7 @@ Usage:
   odek run [flags] "<task>"          run a task (task from "-" or piped stdin too)
   odek continue [session] ["msg"]    resume the newest or the named session
   odek sessions list|show|export|delete
+  odek models                        list the models the provider offers
   odek classify "<command>"          show how a shell command is classified, and the decision
   odek doctor                        check the sandbox layers, versions and the workspace
   odek init [--project]              write a commented config.jsonc (or the project's odek.jsonc)
@@ -42,9 +43,10 @@ Flags:
   --max-iterations <n>    model turns before stopping with exit code 4 (default 90), after
                           one tool-less request for a partial summary
   --max-runtime <d>       wall-clock budget: 90, 90s, 5m, 2h (exit code 4; 0 = off)
-  --max-tool-calls <n>    tool-call budget (exit code 4)
-  --max-input-tokens <n>  prompt-token budget, summed over the run (exit code 4)
-  --max-output-tokens <n> completion-token budget, summed over the run (exit code 4)
+  --max-tool-calls <n>    tool-call budget, counted over the session (exit code 4)
+  --max-input-tokens <n>  prompt-token budget, summed over the session (exit code 4); a
+                          request whose prompt alone is over what is left is not sent
+  --max-output-tokens <n> completion-token budget, summed over the session (exit code 4)
   --max-cost-usd <x>      estimated-cost budget in US dollars (needs the model's prices in the
                           config: models.<id>.inputCostPerMillionUsd/outputCostPerMillionUsd)
   --events-jsonl <file>   also append every event to this file (audit log, mode 0600)
@@ -59,7 +61,9 @@ Flags:
   -h, --help              show this help
 
 The API key is read only from ODEK_API_KEY or OPENAI_API_KEY.
-Exit codes: 0 ok, 1 error, 2 usage, 4 budget exhausted, 130 interrupted, 143 terminated.`,
+Token, cost and tool-call budgets count the whole session: a continued session keeps its spend.
+Exit codes: 0 ok, 1 error, 2 usage, 4 budget exhausted, 5 stalled (the same tool calls over
+and over after a hint), 130 interrupted, 143 terminated.`,
   continue: `Usage: odek continue [session] ["message"] [flags]
 
 Resumes the newest session, or the named one, with the workspace, model and base URL it
@@ -73,13 +77,26 @@ Flags:
   --max-cost-usd <x>  --events-jsonl <file>
   --json  --record <file>  --replay <file>  --trust <level>  --yes[=<class>,…]  -h, --help
 
-A run stopped by its iteration budget continues without a message.`,
+A run stopped by its iteration budget continues without a message. Token, cost and tool-call
+budgets count what the session spent before (it says how much is left). Calls that were waiting
+for approval when the run stopped are asked again (on a terminal or with --yes), else answered
+as not started; a message answers them as not started.`,
   sessions: `Usage: odek sessions <list|show|export|delete> [id]
 
   list                 sessions, newest first
   show [id]            print the transcript (default: the newest session)
   export <id>          print the session as JSON ({ meta, messages }) on stdout
   delete <id>          delete the session (refused while it runs)`,
+  models: `Usage: odek models [flags]
+
+Lists the models the provider offers (GET <base URL>/models), one id per line with its owner and
+context window when the server says. Uses the configured base URL and key, like a run.
+
+Flags:
+  --base-url <url>     another OpenAI-compatible base URL
+  --provider <name>    a provider preset (its base URL and key variable); --base-url wins
+  --json               print { baseUrl, models } as JSON
+  -h, --help           show this help`,
   classify: `Usage: odek classify [flags] "<command>"
 
 Classifies a shell command with odek's danger classifier and prints every part (risk class,

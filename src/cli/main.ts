@@ -46,6 +46,10 @@ export async function main(args: string[], io: CliIO): Promise<number> {
         const { sessionsCommand } = await import("./sessions_command.ts");
         return await sessionsCommand(rest, io);
       }
+      case "models": {
+        const { modelsCommand } = await import("./models_command.ts");
+        return await modelsCommand(rest, io);
+      }
       case "doctor": {
         const { doctorCommand } = await import("./doctor_command.ts");
         return await doctorCommand(rest, io);

@@ -16,8 +16,11 @@ import type { RiskClass } from "../danger/verdict.ts";
  * every ask — and the clarifier: the person at the terminal, else nobody (every question is
  * denied with a reason telling the model to go on).
  *
+ * Calls that were waiting for approval when an earlier run stopped are asked again when there is
+ * someone (the terminal) or a policy (`--yes`) to ask; else they are answered not started.
+ *
  * @param yes the parsed `--yes` flag
- * @returns both, for `runtime.openSession`
+ * @returns both, and whether to ask pending approvals again, for `runtime.openSession`
  *
  * @example Non-interactive with `--yes`
  * ```ts ignore
@@ -26,9 +29,10 @@ import type { RiskClass } from "../danger/verdict.ts";
  */
 export async function terminalOperator(
   yes: "all" | RiskClass[] | undefined,
-): Promise<{ approver: Approver; clarifier: Clarifier }> {
+): Promise<{ approver: Approver; clarifier: Clarifier; reaskApprovals: boolean }> {
   const terminal = await hasTerminal();
   return {
+    reaskApprovals: terminal || yes !== undefined,
     approver: yes !== undefined
       ? new NonInteractiveApprover({ yes })
       : terminal

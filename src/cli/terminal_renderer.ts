@@ -103,13 +103,39 @@ export class TerminalRenderer {
         );
         break;
       }
-      case "stall_detected":
+      case "stall_detected": {
+        const { name, repeats, cycle_length, action } = event.data;
+        const what = (cycle_length ?? 1) > 1
+          ? `a cycle of ${cycle_length} calls (${terminalSafe(name, true)}) came ${repeats} times`
+          : `${terminalSafe(name, true)} was called ${repeats} times`;
         this.#line(
-          `${this.#paint("33", "!")} ${
-            terminalSafe(event.data.name, true)
-          } was called ${event.data.repeats} times in a row with the same arguments: odek told the model to change course`,
+          action === "stop"
+            ? `${
+              this.#paint("31", "■")
+            } ${what} in a row with the same arguments and results after the hint: stopping the run`
+            : `${
+              this.#paint("33", "!")
+            } ${what} in a row with the same arguments: odek told the model to change course`,
         );
         break;
+      }
+      case "run_started": {
+        const spend = event.data.session_spend;
+        if (!spend) break;
+        const left = Object.entries(spend.left).map(([name, value]) =>
+          `${name === "cost_usd" ? `$${value}` : value} ${
+            name.replace(/_/g, " ").replace(/ usd$/, "")
+          }`
+        );
+        this.#line(
+          `${
+            this.#paint("2", "≈")
+          } this session has spent ${spend.input_tokens} input and ${spend.output_tokens} output tokens and ${spend.tool_calls} tool call(s)${
+            left.length > 0 ? `; left of its budgets: ${left.join(", ")}` : ""
+          }`,
+        );
+        break;
+      }
       case "budget_exceeded":
         this.#line(
           `${this.#paint("31", "■")} ${event.data.limit_name} budget spent: ${
@@ -155,13 +181,24 @@ export class TerminalRenderer {
           }`,
         );
         break;
-      case "session_repaired":
-        this.#line(
-          `${
-            this.#paint("33", "!")
-          } ${event.data.tool_call_ids.length} tool call(s) were interrupted by the last stop and marked as such (not re-run)`,
-        );
+      case "session_repaired": {
+        const { tool_call_ids, reminted = [], arguments_reset = [] } = event.data;
+        if (tool_call_ids.length > 0) {
+          this.#line(
+            `${
+              this.#paint("33", "!")
+            } ${tool_call_ids.length} tool call(s) were interrupted by the last stop, or never started, and were answered as such (not re-run)`,
+          );
+        }
+        if (reminted.length + arguments_reset.length > 0) {
+          this.#line(
+            `${
+              this.#paint("33", "!")
+            } repaired history: ${reminted.length} duplicate tool-call id(s) re-minted, ${arguments_reset.length} unreadable argument(s) sent as {} (the journal keeps the originals)`,
+          );
+        }
         break;
+      }
       case "context_trimmed":
         this.#line(
           `${this.#paint("2", "≈")} context ${event.data.mode === "survival" ? "survival " : ""}` +
@@ -258,7 +295,13 @@ function describeArgs(args: unknown): string {
 }
 
 /** `3.2 s of 3 s`, `$0.0011 of $0.001`, `6 of 5`. */
-function budgetAmounts(data: { limit_name: string; observed: number; limit: number }): string {
+function budgetAmounts(
+  data: { limit_name: string; observed: number; limit: number; prompt_tokens?: number },
+): string {
+  if (data.prompt_tokens !== undefined) {
+    const $ = data.limit_name === "cost_usd" ? "$" : "";
+    return `the next prompt (~${data.prompt_tokens} tokens) would take the session to ${$}${data.observed} of ${$}${data.limit}; not sent`;
+  }
   if (data.limit_name === "runtime") return `${data.observed} s of ${data.limit} s`;
   if (data.limit_name === "cost_usd") return `$${data.observed} of $${data.limit}`;
   return `${data.observed} of ${data.limit}`;

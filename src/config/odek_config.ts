@@ -152,13 +152,13 @@ export const ConfigLayerObject = z.strictObject({
     maxToolParallel: z.int().min(1).max(16).optional(),
     /** Wall-clock seconds a run may take (0 = off; at most 2,000,000, about 23 days: a timer limit). */
     maxRuntimeSeconds: z.int().min(0).max(2_000_000).optional(),
-    /** Tool calls a run may execute (0 = off). */
+    /** Tool calls a session may execute, over all its runs (0 = off). */
     maxToolCalls: z.int().min(0).max(10_000_000).optional(),
-    /** Prompt tokens a run may use, summed over its model calls (0 = off). */
+    /** Prompt tokens a session may use, summed over the model calls of all its runs (0 = off). */
     maxInputTokens: z.int().min(0).max(1e12).optional(),
-    /** Completion tokens a run may use, summed over its model calls (0 = off). */
+    /** Completion tokens a session may use, summed over all its runs (0 = off). */
     maxOutputTokens: z.int().min(0).max(1e12).optional(),
-    /** Estimated US dollars a run may spend (0 = off; needs both prices in `models.<id>`). */
+    /** Estimated US dollars a session may spend (0 = off; needs both prices in `models.<id>`). */
     maxCostUsd: z.number().min(0).max(1_000_000).optional(),
   }).optional(),
   /**
@@ -172,6 +172,13 @@ export const ConfigLayerObject = z.strictObject({
    * in the user config only, absolute or `~/`), each capped. Every layer's files are kept.
    */
   contextFiles: z.array(z.string().min(1).max(4096)).max(32).optional(),
+  /** Stall detection (docs/budgets.md): a cycle of 1–3 tool calls with the same results. */
+  stall: z.strictObject({
+    /** Repetitions of a cycle that get a hint to the model. */
+    hintAfter: z.int().min(2).max(1000).optional(),
+    /** Further repetitions after the hint that end the run `stalled` (exit 5); 0 = never. */
+    stopAfter: z.int().min(0).max(1000).optional(),
+  }).optional(),
 });
 /** Zod schema of a {@linkcode ConfigLayer}: every key optional, unknown keys refused. */
 export const ConfigLayerSchema: z.ZodType<ConfigLayer> = ConfigLayerObject;
@@ -233,6 +240,8 @@ export interface OdekConfig {
     /** US dollars; 0 = off. */
     maxCostUsd: number;
   };
+  /** Stall detection: hint after `hintAfter` repetitions, stop `stopAfter` later (0 = never). */
+  stall: { hintAfter: number; stopAfter: number };
   /** The cap on each tool result the model reads; `headBytes + tailBytes <= maxBytes`. */
   toolOutput: { maxBytes: number; headBytes: number; tailBytes: number };
   /** Per-model facts by exact model id. */
@@ -302,6 +311,7 @@ export const DEFAULT_CONFIG: OdekConfig = {
     maxOutputTokens: 0,
     maxCostUsd: 0,
   },
+  stall: { hintAfter: 3, stopAfter: 3 },
   models: {},
   context: {
     compaction: true,

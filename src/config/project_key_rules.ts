@@ -81,6 +81,8 @@ export const PROJECT_KEY_RULES: Readonly<Record<string, ProjectKeyRule>> = {
   "budgets.maxInputTokens": { type: "lower_non_zero" },
   "budgets.maxOutputTokens": { type: "lower_non_zero" },
   "budgets.maxCostUsd": { type: "lower_non_zero" },
+  "stall.hintAfter": { type: "lower" },
+  "stall.stopAfter": { type: "lower_non_zero" },
   "models.*.contextWindow": { type: "free" },
   "models.*.inputCostPerMillionUsd": {
     type: "refuse",

@@ -8,6 +8,9 @@ import type { AssistantMessage } from "../_util/chat_message.ts";
 import { StreamRedactor } from "../_util/stream_redactor.ts";
 import type { ModelResponse } from "../llm/model.ts";
 import type { ChatMessage } from "../_util/chat_message.ts";
+import { mintToolCallId } from "../session/repair_tool_calls.ts";
+import type { BudgetBreach } from "./budget_checker.ts";
+import { estimateMessageTokens, estimateToolSpecTokens } from "./estimate_tokens.ts";
 import { isContextLengthError } from "./is_context_length_error.ts";
 import type { RunContext } from "./run_context.ts";
 import { withPlan } from "./with_plan.ts";
@@ -16,7 +19,23 @@ import { withPlan } from "./with_plan.ts";
 export type AfterModelStep =
   /** `outputCut`: the reply ended at the output limit (`finish_reason: "length"`). */
   | { type: "run_tools"; message: AssistantMessage; outputCut?: true }
-  | { type: "final_output"; text: string | null };
+  | { type: "final_output"; text: string | null }
+  /** The request was not sent: its prompt alone is over what is left of the input budget. */
+  | { type: "budget_exceeded"; breach: BudgetBreach };
+
+/**
+ * Share of the estimated prompt counted against the input budget before a request is sent: the
+ * estimate (calibrated by the provider's counts) may run high, and only a request that would
+ * certainly cross the budget is held back.
+ */
+const CERTAIN_SHARE = 0.9;
+
+/** Thrown inside the step to hold a request back; never leaves this file. */
+class PromptOverBudget extends Error {
+  constructor(readonly breach: BudgetBreach) {
+    super("the prompt is over the input budget");
+  }
+}
 
 /**
  * Run one model turn.
@@ -26,7 +45,12 @@ export type AfterModelStep =
  * tools run leaves evidence of every call (design §5).
  *
  * What is sent comes from `context.contextManager` when there is one (trimmed near the window);
- * a context-length refusal is retried once after its survival trim.
+ * a context-length refusal is retried once after its survival trim. A request whose estimated
+ * prompt alone is over what is left of the session's input or cost budget is not sent (the step ends
+ * `budget_exceeded`, nothing recorded). A tool-call id of the reply that the session already
+ * holds (a model or provider that restarts its ids, a resume) is replaced by a fresh one before
+ * the turn is recorded, so ids stay unique within the session (design §6). The turn's usage is
+ * journaled (`recordUsage`).
  *
  * @throws whatever the model throws (`OdekError` codes `MODEL_*`, `CONTEXT_LENGTH_EXCEEDED` when
  *   the retry is refused too, `CASSETTE_MISMATCH`, or an `AbortError`); the transcript is
@@ -76,28 +100,49 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
     );
   // Context management (docs/context.md): only what is sent is trimmed, never the transcript.
   const manager = context.contextManager;
-  // One step: the whole turn (a survival retry included); only the finished turn is recorded.
-  const response: ModelResponse = await context.steps.run<ModelResponse>({
-    info: { type: "model_call", iteration: context.stats.iterations, purpose: "turn" },
-    async execute() {
-      try {
+  const prepare = async (): Promise<ChatMessage[]> => {
+    const messages = manager ? await manager.prepare(context) : context.messages;
+    const estimate = manager?.lastEstimate ?? estimate_(context, messages);
+    // Checked with the estimate's certain share, reported with the whole estimate.
+    const certain = Math.floor(estimate * CERTAIN_SHARE);
+    const breach = context.budgets?.prompt(context.stats, certain, estimate);
+    if (breach) throw new PromptOverBudget(breach);
+    return messages;
+  };
+  let response: ModelResponse;
+  try {
+    // One step: the whole turn (a survival retry included); only the finished turn is recorded.
+    response = await context.steps.run<ModelResponse>({
+      info: { type: "model_call", iteration: context.stats.iterations, purpose: "turn" },
+      async execute() {
         try {
-          return await complete(manager ? await manager.prepare(context) : context.messages);
-        } catch (error) {
-          // A context-length refusal: one retry after a survival trim.
-          if (!manager || !isContextLengthError(error) || context.signal.aborted) throw error;
-          return await complete(await manager.survive(context));
+          let answer: ModelResponse;
+          try {
+            answer = await complete(await prepare());
+          } catch (error) {
+            // A context-length refusal: one retry after a survival trim.
+            if (!manager || !isContextLengthError(error) || context.signal.aborted) throw error;
+            answer = await complete(await manager.survive(context));
+          }
+          return withUniqueIds(answer, context);
+        } finally {
+          release("reasoning_delta", reasoning.flush());
+          release("text_delta", text.flush());
         }
-      } finally {
-        release("reasoning_delta", reasoning.flush());
-        release("text_delta", text.flush());
-      }
-    },
-    records: (result) => [result.message],
-  }).finally(() => clearTimeout(warmUp));
+      },
+      records: (result) => [result.message],
+    }).finally(() => clearTimeout(warmUp));
+  } catch (error) {
+    if (!(error instanceof PromptOverBudget)) throw error;
+    context.stats.iterations -= 1; // nothing was sent
+    return { type: "budget_exceeded", breach: error.breach };
+  }
   manager?.observe(response.usage.inputTokens);
   context.stats.inputTokens += response.usage.inputTokens;
   context.stats.outputTokens += response.usage.outputTokens;
+  if (response.usage.inputTokens > 0 || response.usage.outputTokens > 0) {
+    await context.journal.recordUsage?.(response.usage);
+  }
   const message = response.message;
   context.messages.push(message);
   const toolCalls = message.tool_calls ?? [];
@@ -117,4 +162,32 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
     tools_called: 0,
   });
   return { type: "final_output", text: message.content };
+}
+
+/** The raw estimate of a request without a context manager: the messages and the tool schemas. */
+function estimate_(context: RunContext, messages: readonly ChatMessage[]): number {
+  return messages.reduce((n, m) => n + estimateMessageTokens(m), 0) +
+    estimateToolSpecTokens(context.toolSpecs);
+}
+
+/**
+ * The reply with every tool-call id the session already holds replaced by a fresh one
+ * (`<id>-r2`, …): deterministic, so a replayed run mints the same ids as the recorded one.
+ */
+function withUniqueIds(response: ModelResponse, context: RunContext): ModelResponse {
+  const calls = response.message.tool_calls;
+  if (!calls?.length) return response;
+  const taken = new Set(context.journal.toolCallIds ?? []);
+  for (const message of context.messages) {
+    if (message.role === "assistant") {
+      for (const call of message.tool_calls ?? []) taken.add(call.id);
+    }
+  }
+  if (!calls.some((call) => taken.has(call.id))) return response;
+  const fresh = calls.map((call) => {
+    const id = taken.has(call.id) ? mintToolCallId(call.id, taken) : call.id;
+    taken.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+  return { ...response, message: { ...response.message, tool_calls: fresh } };
 }

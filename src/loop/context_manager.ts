@@ -121,6 +121,14 @@ export class ContextManager {
     return this.#factor;
   }
 
+  /**
+   * The calibrated token estimate of the request {@linkcode ContextManager.prepare} or
+   * {@linkcode ContextManager.survive} built last (0 before the first).
+   */
+  get lastEstimate(): number {
+    return Math.ceil(this.#lastRaw * this.#factor);
+  }
+
   /** The current digest and what it covers, if any. */
   get compaction(): CompactionState | undefined {
     return this.#digest && { digest: this.#digest.text, coveredUntil: this.#state.coveredUntil };
@@ -226,6 +234,7 @@ export class ContextManager {
   async #compact(context: RunContext, dropped: TurnGroup[]): Promise<void> {
     if (!this.#compaction || dropped.length === 0) return;
     const started = context.now();
+    let spent = { inputTokens: 0, outputTokens: 0 };
     try {
       const { digest, usage } = await compactContext({
         model: context.model,
@@ -240,6 +249,7 @@ export class ContextManager {
       });
       context.stats.inputTokens += usage.inputTokens;
       context.stats.outputTokens += usage.outputTokens;
+      spent = usage;
       this.#setDigest(context.redact(digest));
     } catch (error) {
       if (context.signal.aborted) throw error;
@@ -248,6 +258,7 @@ export class ContextManager {
       return;
     }
     // A journal that cannot be written stops the run, as for every other record.
+    if (spent.inputTokens > 0 || spent.outputTokens > 0) await context.journal.recordUsage?.(spent);
     await context.journal.recordCompaction?.({
       digest: this.#digest!.text,
       coveredUntil: this.#state.coveredUntil,

@@ -37,8 +37,10 @@ export interface ToolGate {
 /**
  * Gate a batch. Calls that were refused before (bad JSON, unknown tool) pass through unchanged.
  *
+ * Each asking call is journaled (`recordApprovalRequested`) before the approver is asked.
+ *
  * @returns the same batch, aligned by position: approved calls carry their verdict
- * @throws what the approver throws (an abort of the run)
+ * @throws what the approver throws (an abort of the run), or the journal's error
  */
 export async function gateToolCalls(
   context: RunContext,
@@ -67,6 +69,10 @@ export async function gateToolCalls(
     }
   });
   if (asks.length === 0) return out;
+  // Before anyone is asked: a resume asks a call that was waiting again (design §8.3).
+  await context.journal.recordApprovalRequested?.(
+    asks.map(({ invocation, verdict }) => ({ callId: invocation.id, verdict })),
+  );
   context.emit("approval_requested", {
     call_ids: asks.map((a) => a.invocation.id),
     classes: [...new Set(asks.flatMap((a) => a.verdict.parts.map((p) => p.riskClass)))],

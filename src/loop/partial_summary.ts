@@ -73,6 +73,9 @@ export async function requestPartialSummary(
   if (response === null) return null;
   context.stats.inputTokens += response.usage.inputTokens;
   context.stats.outputTokens += response.usage.outputTokens;
+  if (response.usage.inputTokens > 0 || response.usage.outputTokens > 0) {
+    await context.journal.recordUsage?.(response.usage);
+  }
   const recorded = answerOf(response);
   if (recorded.length === 0) return null;
   context.messages.push(...recorded);

@@ -4,13 +4,18 @@
  *
  * @module
  */
-import type { ChatMessage, ToolCall } from "../_util/chat_message.ts";
+import type { AssistantMessage, ChatMessage, ToolCall } from "../_util/chat_message.ts";
 import { type CapLimits, DEFAULT_CAP_LIMITS } from "../_util/cap_output.ts";
 import { redactStrings } from "../_util/redact_strings.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { ToolBroker, ToolResult } from "../broker/tool_broker.ts";
 import type { Model } from "../llm/model.ts";
-import { type BudgetBreach, BudgetChecker, type RunBudgets } from "./budget_checker.ts";
+import {
+  type BudgetBreach,
+  BudgetChecker,
+  type PriorSpend,
+  type RunBudgets,
+} from "./budget_checker.ts";
 import { callModelStep } from "./call_model_step.ts";
 import { checkRunLimits } from "./check_run_limits.ts";
 import { ContextManager, type ContextOptions } from "./context_manager.ts";
@@ -26,7 +31,10 @@ import { runToolsStep } from "./run_tools_step.ts";
 import type { StepRunner } from "./step_runner.ts";
 import { journalStepRunner } from "./journal_step_runner.ts";
 import type { ToolSet } from "./tool_set.ts";
-import { type Stall, StallDetector } from "./stall_detector.ts";
+import { type Stall, StallDetector, type StallOptions } from "./stall_detector.ts";
+import { addStallHint, stallData } from "./stall_hint.ts";
+import { resumedAnswers } from "./resumed_answers.ts";
+import type { PendingToolCall } from "../session/session_store.ts";
 
 /** Options for {@linkcode runAgent}. */
 export interface RunAgentOptions {
@@ -50,10 +58,26 @@ export interface RunAgentOptions {
   maxIterations?: number;
   /** Hard budgets (runtime, tool calls, tokens, cost). @default none */
   budgets?: RunBudgets;
+  /**
+   * What the session spent before this run: the token, cost and tool-call budgets count the
+   * session's whole spend (issue 14, case 6). @default nothing
+   */
+  priorSpend?: Partial<PriorSpend>;
+  /**
+   * Calls of the transcript's last assistant message still without a result (a resumed session,
+   * design §8.3): the run answers them first. A `started` one is answered `interrupted` (it may
+   * have had effects; it never runs again); one that was `awaiting_approval` is asked again when
+   * `askAgain`, else answered `not started`; a `not_started` one runs (gated like any call).
+   * @default none
+   */
+  pending?: { calls: readonly PendingToolCall[]; askAgain: boolean };
   /** Milliseconds between `tool_running` heartbeats of a long tool call. @default 60_000 */
   toolHeartbeatMs?: number;
-  /** Identical tool calls in a row that count as a stall (a hint is added). @default 3 */
-  stallThreshold?: number;
+  /**
+   * Stall detection: a cycle of one to three calls with the same results, seen `hintAfter` times,
+   * gets a hint; `stopAfter` more times after it, the run ends `stalled`. @default 3 and 3
+   */
+  stall?: StallOptions;
   /** Bound on the partial-summary call, in milliseconds. @default 60_000 */
   partialSummaryTimeoutMs?: number;
   /** Tool calls of one reply that run at once. @default 4 */
@@ -102,12 +126,16 @@ export type RunOutcome =
     partialSummary: string | null;
     stats: RunStats;
   }
+  | { type: "stalled"; stall: Stall; stats: RunStats }
   | { type: "interrupted"; stats: RunStats }
   | { type: "failed"; error: Error; stats: RunStats };
 
+/** Results of calls that must not run (resumed ones), by position. */
+type Answers = (ToolResult | undefined)[];
+
 type NextStep =
   | { type: "call_model" }
-  | { type: "run_tools"; message: Extract<ChatMessage, { role: "assistant" }>; outputCut?: true }
+  | { type: "run_tools"; message: AssistantMessage; outputCut?: true; answered?: Answers }
   | { type: "final_output"; text: string | null }
   | { type: "budget_exceeded"; breach: BudgetBreach };
 
@@ -129,8 +157,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
   const now = options.now ?? (() => performance.now());
   const maxIterations = options.maxIterations ?? 90;
   const stats = newRunStats(now());
-  const budgets = new BudgetChecker(options.budgets);
-  const stalls = new StallDetector(options.stallThreshold ?? 3);
+  const budgets = new BudgetChecker(options.budgets, options.priorSpend);
+  const stalls = new StallDetector(options.stall);
   // The runtime budget aborts whatever is running when it is spent, not only between steps.
   const deadline = new AbortController();
   let runtimeBreach: BudgetBreach | undefined;
@@ -145,7 +173,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
   const signal = options.signal
     ? AbortSignal.any([options.signal, deadline.signal])
     : deadline.signal;
-  const context = makeContext(options, stats, signal, now);
+  const context = makeContext(options, stats, signal, now, budgets);
   const stopped = async (): Promise<RunOutcome> =>
     runtimeBreach && !options.signal?.aborted
       ? await budgetStop(runtimeBreach)
@@ -161,7 +189,14 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
     if (options.signal?.aborted) return { type: "interrupted", stats };
     return { type: "budget_exceeded", breach, partialSummary, stats };
   };
-  let step: NextStep = { type: "call_model" };
+  const pending = options.pending?.calls ?? [];
+  let step: NextStep = pending.length > 0
+    ? {
+      type: "run_tools",
+      message: { role: "assistant", content: null, tool_calls: pending.map((p) => p.call) },
+      answered: resumedAnswers(pending, options.pending!.askAgain),
+    }
+    : { type: "call_model" };
   try {
     while (true) {
       if (signal.aborted) return await stopped();
@@ -184,16 +219,23 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
           const batch: { runnable: number; breach?: BudgetBreach } = spent
             ? { runnable: 0, breach: spent }
             : budgets.toolBatch(stats, calls.length);
-          await runToolsStep(context, step.message, {
+          const entries = await runToolsStep(context, step.message, {
             runnable: batch.runnable,
             refusal: batch.breach && notRun(batch.breach),
             outputCut: step.outputCut,
+            ...(step.answered ? { answered: step.answered } : {}),
           });
-          const stall = stalls.observe(calls.slice(0, batch.runnable));
-          if (stall && !batch.breach) await addStallHint(context, stall);
-          step = batch.breach
-            ? { type: "budget_exceeded", breach: batch.breach }
-            : { type: "call_model" };
+          if (batch.breach) {
+            step = { type: "budget_exceeded", breach: batch.breach };
+            break;
+          }
+          const stall = stalls.observe(entries);
+          if (stall?.action === "stop") {
+            context.emit("stall_detected", stallData(stall));
+            return { type: "stalled", stall, stats };
+          }
+          if (stall) await addStallHint(context, stall, options.stall?.stopAfter ?? 3);
+          step = { type: "call_model" };
           break;
         }
         case "final_output":
@@ -225,6 +267,7 @@ function makeContext(
   stats: RunStats,
   signal: AbortSignal,
   now: () => number,
+  budgets: BudgetChecker,
 ): RunContext {
   const sink = options.onEvent ?? (() => {});
   const redact = options.redact ?? ((text: string) => text);
@@ -238,6 +281,7 @@ function makeContext(
     messages: [...options.messages],
     stats,
     maxToolParallel: options.maxToolParallel ?? 4,
+    budgets,
     toolOutput: options.toolOutput ?? DEFAULT_CAP_LIMITS,
     ...(options.gate ? { gate: options.gate } : {}),
     ...(options.clarifier ? { clarifier: options.clarifier } : {}),
@@ -275,17 +319,4 @@ function notRun(breach: BudgetBreach): ToolResult {
         `Not run: the run's ${breach.limit_name} budget is spent (${breach.observed} of ${breach.limit}). The run stops here.`,
     },
   };
-}
-
-/** The corrective hint for a stall: a user message marked as odek's, journaled like any other. */
-async function addStallHint(context: RunContext, stall: Stall): Promise<void> {
-  const hint: ChatMessage = {
-    role: "user",
-    content: `[odek] You have called ${stall.name} with the same arguments ${stall.repeats} ` +
-      "times in a row. Repeating it will not give a different result. Change the arguments, " +
-      "use another tool or approach, or, if you are done or stuck, answer with what you have.",
-  };
-  await context.journal.append(hint);
-  context.messages.push(hint);
-  context.emit("stall_detected", { name: stall.name, repeats: stall.repeats });
 }

@@ -15,6 +15,8 @@ import type { Clarifier } from "../approval/clarifier.ts";
 import type { PlanState } from "./plan_state.ts";
 import type { CompactionState, ContextManager } from "./context_manager.ts";
 import type { StepRunner } from "./step_runner.ts";
+import type { Verdict } from "../danger/verdict.ts";
+import type { BudgetChecker } from "./budget_checker.ts";
 
 /** The journal the loop appends to: an open session satisfies it. */
 export interface TranscriptJournal {
@@ -25,6 +27,26 @@ export interface TranscriptJournal {
    * writes a `compaction` journal record). Optional: without it the digest lives for this run.
    */
   recordCompaction?(state: CompactionState): Promise<void>;
+  /**
+   * Persist the tokens one model request spent, so a resumed session counts them against its
+   * budgets (a `usage` record). Optional: without it a resume knows nothing of this run's spend.
+   */
+  recordUsage?(usage: { inputTokens: number; outputTokens: number }): Promise<void>;
+  /**
+   * Persist that these calls are being put to the approver, before it is asked (design §8.3).
+   * Optional: without it a resume cannot tell a call that waited for approval from one that ran.
+   */
+  recordApprovalRequested?(
+    requests: readonly { callId: string; verdict: Verdict }[],
+  ): Promise<void>;
+  /** Persist that a call is about to run, before it can have an effect (design §8.3). Optional. */
+  recordToolStarted?(callId: string): Promise<void>;
+  /**
+   * Every tool-call id the session already holds, whatever the transcript shows (rewound or
+   * compacted turns included): a new call with one of them gets a fresh id. @default the ids of
+   * the run's transcript
+   */
+  readonly toolCallIds?: ReadonlySet<string>;
 }
 
 /** The state one run's steps share. Built by {@linkcode runAgent}. */
@@ -42,6 +64,8 @@ export interface RunContext {
   readonly messages: ChatMessage[];
   readonly stats: RunStats;
   readonly maxToolParallel: number;
+  /** The run's budgets, with what the session spent before it (a request over it is not sent). */
+  readonly budgets?: BudgetChecker;
   /** The cap on each tool result the model reads. @default DEFAULT_CAP_LIMITS */
   readonly toolOutput?: CapLimits;
   /** Classifies and approves tool calls; without it every call runs (the broker's fixed scope). */

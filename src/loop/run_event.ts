@@ -27,6 +27,24 @@ export interface RunEventData {
     max_iterations: number;
     workspace: string;
     resumed: boolean;
+    /**
+     * A resumed session: what it spent before this run (counted against its budgets) and, for
+     * each spend budget that is on, how much is left (cost in US dollars).
+     */
+    session_spend?: {
+      input_tokens: number;
+      output_tokens: number;
+      tool_calls: number;
+      cost_usd?: number;
+      left: {
+        input_tokens?: number;
+        output_tokens?: number;
+        tool_calls?: number;
+        cost_usd?: number;
+      };
+    };
+    /** Calls of the last batch that were still without a result, answered or run first. */
+    pending_tool_calls?: { call_id: string; name: string; state: string }[];
   };
   /** A piece of the assistant's streamed text. */
   text_delta: { text: string };
@@ -95,9 +113,23 @@ export interface RunEventData {
    * is not the object odek pinned: a concurrent rename; docs/security.md, "Races").
    */
   sandbox_refused: { call_id: string; name: string; reason: string };
-  /** Tool calls left without a result by a crash got a synthetic "interrupted" result on resume. */
-  session_repaired: { tool_call_ids: string[] };
-  /** The session journal holds `message_count` messages, synced to disk. */
+  /**
+   * A resumed session was repaired so its next request is valid (the journal keeps the
+   * originals): `tool_call_ids` — calls left without a result by a crash got a synthetic result
+   * (interrupted, or not started); `reminted` — calls whose id an earlier call already had are
+   * sent with a fresh one; `arguments_reset` — calls whose arguments were not a JSON object are
+   * sent with `{}`.
+   */
+  session_repaired: {
+    tool_call_ids: string[];
+    reminted?: { from: string; to: string }[];
+    arguments_reset?: string[];
+  };
+  /**
+   * Loading the session found a damaged journal tail (a crash mid-write): its `bytes` were moved
+   * to `path` and the journal goes on from its last whole record.
+   */
+  session_torn_tail: { path: string; bytes: number };
   session_saved: { message_count: number };
   /** The model created a plan (counts only: step text stays out of events, odek-go §9). */
   plan_created: { steps: number; done: number; version: number };
@@ -137,9 +169,23 @@ export interface RunEventData {
       | "iterations";
     observed: number;
     limit: number;
+    /**
+     * `input_tokens` only, when a request was not sent: its estimated prompt, which alone was
+     * over what was left (`observed` is then the total it would have reached).
+     */
+    prompt_tokens?: number;
   };
-  /** The same tool call (name and arguments) came `repeats` times in a row: a hint was added. */
-  stall_detected: { name: string; repeats: number };
+  /**
+   * A cycle of `cycle_length` tool calls (1 to 3; `name` lists their tools) came `repeats` times
+   * in a row with the same arguments and results: `action` `hint` — odek told the model to change
+   * course; `stop` — it went on after the hint and the run ends `stalled` (exit code 5).
+   */
+  stall_detected: {
+    name: string;
+    repeats: number;
+    cycle_length: number;
+    action: "hint" | "stop";
+  };
   /** A tool call is still running (a heartbeat, every 60 s by default). */
   tool_running: { call_id: string; name: string; elapsed_ms: number };
   /** The model's summary of an unfinished run, asked for when the iteration budget is spent. */

@@ -15,6 +15,7 @@ import { runCoreTool } from "./run_core_tool.ts";
 import type { RunContext } from "./run_context.ts";
 import { toolResultContent } from "./tool_result_content.ts";
 import { providedRule } from "./tool_set.ts";
+import type { StallEntry } from "./stall_detector.ts";
 
 /** Options for {@linkcode runToolsStep}. */
 export interface RunToolsStepOptions {
@@ -25,6 +26,11 @@ export interface RunToolsStepOptions {
   runnable?: number;
   /** The result of a call beyond `runnable`. */
   refusal?: ToolResult;
+  /**
+   * Results of calls that must not run, by position (a resumed call that may have run, or one
+   * that was waiting for approval when the run stopped and is not asked again). @default none
+   */
+  answered?: readonly (ToolResult | undefined)[];
   /**
    * The reply ended at the model's output limit (`finish_reason: "length"`): a call whose
    * arguments are not valid JSON is refused as cut off, not only as invalid. @default false
@@ -37,7 +43,11 @@ export interface RunToolsStepOptions {
  * a `tool_running` heartbeat is emitted every `context.heartbeatMs`. Each call is one step of
  * `context.steps`, recorded (journaled) as it completes.
  *
- * @returns when every result is journaled and in `context.messages`
+ * Before a call runs, the journal records it as started (`recordToolStarted`), so a resume
+ * knows what may have had effects (design §8.3).
+ *
+ * @returns when every result is journaled and in `context.messages`: each call with what makes
+ *   its result the same as another's, for stall detection
  * @throws only when the journal cannot be written (the run must stop: nothing can be persisted)
  *
  * @example
@@ -49,17 +59,21 @@ export async function runToolsStep(
   context: RunContext,
   message: AssistantMessage,
   options: RunToolsStepOptions = {},
-): Promise<void> {
+): Promise<StallEntry[]> {
   const calls = message.tool_calls ?? [];
   const results: (ToolMessage | undefined)[] = new Array(calls.length);
+  // Filled as each call completes; a step a durable runner replays leaves a unique key.
+  const keys: string[] = calls.map((call) => `unseen:${call.id}`);
   const digests = await Promise.all(calls.map((call) => sha256Hex(call.function.arguments)));
   const runnable = options.runnable ?? calls.length;
   const prepared: PreparedCall[] = await Promise.all(
-    calls.map((call, index) =>
-      index < runnable || !options.refusal
+    calls.map((call, index) => {
+      const answered = options.answered?.[index];
+      if (answered) return { refusal: answered };
+      return index < runnable || !options.refusal
         ? prepareToolCall(call, context.tools, { outputCut: options.outputCut })
-        : { refusal: options.refusal }
-    ),
+        : { refusal: options.refusal };
+    }),
   );
   // One approval request per batch, before anything in it runs.
   const gated = context.gate
@@ -74,11 +88,11 @@ export async function runToolsStep(
       // One step per call: its result is recorded (journaled) as soon as it completes.
       results[index] = await context.steps.run<ToolMessage>({
         info: { type: "tool_call", iteration, callId: call.id, name: call.function.name },
-        execute: async () => ({
-          role: "tool",
-          tool_call_id: call.id,
-          content: await runOne(context, call, digests[index], gated[index]),
-        }),
+        execute: async () => {
+          const { content, key } = await runOne(context, call, digests[index], gated[index]);
+          keys[index] = key;
+          return { role: "tool", tool_call_id: call.id, content };
+        },
         records: (message) => [message],
       });
     }
@@ -95,15 +109,19 @@ export async function runToolsStep(
     output_tokens: context.stats.outputTokens,
     tools_called: calls.length,
   });
+  return calls.map((call, index) => ({ call, result: keys[index] }));
 }
 
-/** Run one call and return the transcript content of its result (neutralised, redacted, capped). */
+/**
+ * Run one call: the transcript content of its result (neutralised, redacted, capped) and a
+ * digest of the result for stall detection.
+ */
 async function runOne(
   context: RunContext,
   call: ToolCall,
   argsSha256: string,
   prepared: PreparedCall,
-): Promise<string> {
+): Promise<{ content: string; key: string }> {
   const name = call.function.name;
   const argsText = context.redact(call.function.arguments || "{}");
   const argsBytes = new TextEncoder().encode(call.function.arguments).length;
@@ -137,6 +155,8 @@ async function runOne(
       }, { tool: name });
     }, context.heartbeatMs);
     try {
+      // Before it can have an effect: a resume treats a started call as possibly done.
+      await context.journal.recordToolStarted?.(call.id);
       result = core
         ? await runCoreTool(context, prepared.invocation)
         : source?.type === "provider"
@@ -179,7 +199,10 @@ async function runOne(
       message: written.text,
     }, { tool: name });
   }
-  return written.content;
+  const same = result.ok
+    ? `ok\u0000${result.stallKey ?? result.output}`
+    : `${result.error.kind}\u0000${result.error.message}`;
+  return { content: written.content, key: await sha256Hex(same) };
 }
 
 /**

@@ -1,72 +1,162 @@
 /**
- * Stall detection (odek-go §3.5, PR #123): the same tool call, with the same arguments, several
- * times in a row means the run is looping. The loop answers with a hint to the model; it never
- * aborts the run.
+ * Stall detection (issue 14, case 5; odek-go §3.5, PR #123): a cycle of one to three tool calls
+ * that comes back with the same results, over and over, means the run is looping. The loop
+ * answers the first sighting with a hint to the model, and ends the run `stalled` when the cycle
+ * goes on after it.
  *
  * @module
  */
 import type { ToolCall } from "../_util/chat_message.ts";
 import { jsonDepth, MAX_ARGUMENT_DEPTH } from "../_util/json_depth.ts";
 
-/** A detected stall: the repeated tool and how many times in a row it was called. */
+/** Thresholds of a {@linkcode StallDetector}. */
+export interface StallOptions {
+  /** Repetitions of a cycle that get a hint (at least 2). @default 3 */
+  hintAfter?: number;
+  /** Further repetitions after the hint that end the run; 0 = never (a hint each time). @default 3 */
+  stopAfter?: number;
+}
+
+/** One tool call as the detector sees it: the call and what makes its result the same as another's. */
+export interface StallEntry {
+  call: ToolCall;
+  /** Equal for equal results (a digest of the result, or a tool's own `stallKey`). */
+  result: string;
+}
+
+/** A detected stall. */
 export interface Stall {
+  /** `hint`: tell the model; `stop`: end the run. */
+  action: "hint" | "stop";
+  /** The tool names of one cycle, in order (one to three). */
+  names: string[];
+  /** `names` joined with `, ` (the one name of a single repeated call). */
   name: string;
+  /** Times the cycle came back in a row, its first time included. */
   repeats: number;
 }
 
+/** Longest cycle looked for, in calls. */
+const MAX_CYCLE = 3;
+
 /**
- * Counts consecutive identical tool calls across batches, in call order. Two calls are
- * identical when their names match and their arguments are equal as JSON values (key order and
- * whitespace ignored; arguments that are not JSON are compared as text). After a stall is
- * reported the streak starts again, so a run that keeps looping gets another hint after another
- * `threshold` calls.
+ * Watches the tool calls of a run, in call order across batches. A cycle is one to three calls
+ * that repeat with equal names, equal arguments (compared as JSON values: key order and
+ * whitespace ignored; arguments that are not JSON are compared as text) and equal results;
+ * calls whose results differ never count, so polling a job whose output grows is no stall. When
+ * a cycle has come `hintAfter` times in a row the detector reports a `hint`, once per cycle;
+ * when it comes `stopAfter` more times after that, a `stop`.
  *
- * @example Three identical calls
+ * @example The same call with the same result, three times
  * ```ts
  * import { StallDetector } from "./stall_detector.ts";
  * const d = new StallDetector();
- * const call = (args: string) => ({ id: "c", type: "function" as const, function: { name: "glob", arguments: args } });
- * const stall = d.observe([call('{"a":1,"b":2}'), call('{"b":2, "a":1}'), call('{"a":1,"b":2}')]);
- * if (stall?.repeats !== 3) throw new Error("missed the stall");
+ * const entry = (args: string) => ({
+ *   call: { id: "c", type: "function" as const, function: { name: "glob", arguments: args } },
+ *   result: "no files",
+ * });
+ * const stall = d.observe([entry('{"a":1,"b":2}'), entry('{"b":2, "a":1}'), entry('{"a":1,"b":2}')]);
+ * if (stall?.action !== "hint" || stall.repeats !== 3) throw new Error("missed the stall");
  * ```
  */
 export class StallDetector {
-  readonly #threshold: number;
-  #last: string | undefined;
-  #count = 0;
+  readonly #hintAfter: number;
+  readonly #stopAfter: number;
+  readonly #keys: string[] = [];
+  readonly #names: string[] = [];
+  /** How many entries were observed in all (the history keeps only the newest). */
+  #total = 0;
+  /** Hinted cycles (by their canonical key) and the entry count at the hint. */
+  readonly #hinted = new Map<string, number>();
 
   /**
-   * @param threshold identical calls in a row that make a stall (at least 2)
-   * @throws {RangeError} when `threshold` is below 2
+   * @param options the thresholds
+   * @throws {RangeError} when `hintAfter` is below 2 or `stopAfter` below 0 (or not integers)
    */
-  constructor(threshold = 3) {
-    if (!Number.isInteger(threshold) || threshold < 2) {
-      throw new RangeError(
-        `A stall threshold must be a whole number of at least 2, got ${threshold}`,
-      );
+  constructor(options: StallOptions = {}) {
+    const hintAfter = options.hintAfter ?? 3;
+    const stopAfter = options.stopAfter ?? 3;
+    if (!Number.isInteger(hintAfter) || hintAfter < 2 || hintAfter > 1000) {
+      throw new RangeError(`stall.hintAfter must be an integer from 2 to 1000, got ${hintAfter}`);
     }
-    this.#threshold = threshold;
+    if (!Number.isInteger(stopAfter) || stopAfter < 0 || stopAfter > 1000) {
+      throw new RangeError(`stall.stopAfter must be an integer from 0 to 1000, got ${stopAfter}`);
+    }
+    this.#hintAfter = hintAfter;
+    this.#stopAfter = stopAfter;
   }
 
   /**
-   * Feed the calls of one batch, in call order.
+   * Feed the calls of one batch, in call order, with their results.
    *
-   * @returns the first stall the batch completes, if any
+   * @returns the stall the batch completes, if any
    */
-  observe(calls: readonly ToolCall[]): Stall | undefined {
-    let found: Stall | undefined;
-    for (const call of calls) {
-      const key = `${call.function.name}\u0000${canonicalArguments(call.function.arguments)}`;
-      this.#count = key === this.#last ? this.#count + 1 : 1;
-      this.#last = key;
-      if (this.#count >= this.#threshold) {
-        found ??= { name: call.function.name, repeats: this.#count };
-        this.#count = 0;
-        this.#last = undefined;
-      }
+  observe(entries: readonly StallEntry[]): Stall | undefined {
+    for (const { call, result } of entries) {
+      this.#keys.push(
+        `${call.function.name}\u0000${canonicalArguments(call.function.arguments)}\u0000${result}`,
+      );
+      this.#names.push(call.function.name);
+      this.#total++;
     }
-    return found;
+    const keep = MAX_CYCLE * (this.#hintAfter + Math.max(this.#stopAfter, 1) + 1);
+    if (this.#keys.length > keep) {
+      this.#keys.splice(0, this.#keys.length - keep);
+      this.#names.splice(0, this.#names.length - keep);
+    }
+    if (entries.length === 0) return undefined;
+    for (let length = 1; length <= MAX_CYCLE; length++) {
+      const stall = this.#check(length);
+      if (stall) return stall;
+    }
+    return undefined;
   }
+
+  /** The stall of the cycle of `length` calls that ends the history, if any. */
+  #check(length: number): Stall | undefined {
+    const run = this.#periodicSuffix(length);
+    const repeats = Math.floor(run / length);
+    if (repeats < 2) return undefined;
+    const cycle = this.#keys.slice(-length);
+    // A cycle made of one call repeated is that call's stall, found with length 1.
+    if (length > 1 && cycle.every((key) => key === cycle[0])) return undefined;
+    const key = canonicalCycle(cycle);
+    const names = this.#names.slice(-length);
+    const stall = { names, name: names.join(", "), repeats };
+    const hintedAt = this.#hinted.get(key);
+    if (hintedAt === undefined) {
+      if (repeats < this.#hintAfter) return undefined;
+      this.#hinted.set(key, this.#total);
+      return { action: "hint", ...stall };
+    }
+    // Repetitions since the hint (or since the cycle came back, if it was broken off).
+    const since = Math.floor((this.#total - Math.max(hintedAt, this.#total - run)) / length);
+    if (this.#stopAfter === 0) {
+      if (since < this.#hintAfter) return undefined;
+      this.#hinted.set(key, this.#total);
+      return { action: "hint", ...stall };
+    }
+    return since >= this.#stopAfter ? { action: "stop", ...stall } : undefined;
+  }
+
+  /** Length of the newest stretch of the history that repeats with period `length`. */
+  #periodicSuffix(length: number): number {
+    const keys = this.#keys;
+    if (keys.length < length) return 0;
+    let run = length;
+    for (let i = keys.length - 1 - length; i >= 0 && keys[i] === keys[i + length]; i--) run++;
+    return run;
+  }
+}
+
+/** The smallest rotation of a cycle's keys, so a cycle is the same wherever it is entered. */
+function canonicalCycle(keys: readonly string[]): string {
+  let best: string | undefined;
+  for (let start = 0; start < keys.length; start++) {
+    const rotated = [...keys.slice(start), ...keys.slice(0, start)].join("\u0001");
+    if (best === undefined || rotated < best) best = rotated;
+  }
+  return `${keys.length}\u0002${best}`;
 }
 
 /** The arguments as canonical JSON (sorted keys, no whitespace), or the raw text when not JSON. */

@@ -20,7 +20,7 @@ export type StepInfo =
   }
   | {
     type: "tool_call";
-    /** The model turn that asked for the call. */
+    /** The model turn of this run that asked for the call (0: a call an earlier run left pending). */
     iteration: number;
     /** The tool-call id (unique within the session). */
     callId: string;

@@ -78,6 +78,14 @@ export interface OpenSessionOptions {
   trust?: TrustLevel;
   /** Answers the calls that ask (and keeps the approval memory). @default deny every ask */
   approver?: Approver;
+  /**
+   * Whether a call that was waiting for approval when an earlier run stopped (a crash, Ctrl-C at
+   * the prompt, a restarted server) is put to `approver` again when the next run resumes the
+   * batch; otherwise it is answered `not started: the run stopped before it was approved`
+   * (design §8.3). Surfaces with someone to ask (a terminal, serve, a durable worker) say yes.
+   * @default true when `approver` is given, else false
+   */
+  reaskApprovals?: boolean;
   /** Answers `clarify`. @default nobody: every question is denied with a reason */
   clarifier?: Clarifier;
   /** The model id. @default a new session: config `model`; an existing one: the recorded model */
@@ -155,6 +163,7 @@ export function checkOpenSession(
     );
   }
   checkMethods("approver", options.approver, ["decide"]);
+  checkBoolean("reaskApprovals", options.reaskApprovals);
   checkMethods("clarifier", options.clarifier, ["ask"]);
   checkString("model", options.model, { nonEmpty: true });
   checkString("baseUrl", options.baseUrl);
@@ -283,6 +292,12 @@ export async function openSessionHost(
     disposeProviders = resolvedTools.dispose;
     const tools = runtimeTools(resolvedTools.providers);
     const current = session.meta;
+    const torn = session.tornTail;
+    if (torn) {
+      warnings.push(
+        `the end of session ${current.id}'s journal was damaged (${torn.bytes} bytes after its last whole record, a crash while writing?): they were moved to ${torn.path}, and the session goes on from its last whole record.`,
+      );
+    }
     return new SessionHost({
       settings: host,
       hostConfig,
@@ -307,6 +322,8 @@ export async function openSessionHost(
         ...(workspace !== current.workspace ? { workspace } : {}),
       },
       resumed: existing !== null,
+      ...(target.task !== undefined ? { task: target.task } : {}),
+      askAgain: options.reaskApprovals ?? options.approver !== undefined,
       warnings,
       forward: parts.forward,
       onClosed: parts.onClosed,

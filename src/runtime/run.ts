@@ -12,7 +12,7 @@ import type { Redactor } from "../_util/redact_known_values.ts";
 import type { Clarifier } from "../approval/clarifier.ts";
 import type { ToolBroker } from "../broker/tool_broker.ts";
 import type { Model } from "../llm/model.ts";
-import type { RunBudgets } from "../loop/budget_checker.ts";
+import { BudgetChecker, type PriorSpend, type RunBudgets } from "../loop/budget_checker.ts";
 import type { ContextOptions } from "../loop/context_manager.ts";
 import type { ToolGate } from "../loop/gate_tool_calls.ts";
 import { makeRunEvent } from "../loop/make_run_event.ts";
@@ -20,10 +20,16 @@ import { runAgent, type RunOutcome as AgentOutcome } from "../loop/run_agent.ts"
 import type { RunEvent, RunEventData, RunEventType } from "../loop/run_event.ts";
 import { newRunStats, type RunStats } from "../loop/run_stats.ts";
 import type { StepRunner } from "../loop/step_runner.ts";
-import type { OpenSession } from "../session/session_store.ts";
+import type {
+  OpenSession,
+  PendingToolCall,
+  ToolCallRepair,
+  TornTail,
+} from "../session/session_store.ts";
+import type { StallOptions } from "../loop/stall_detector.ts";
 import type { EventSubscription, RuntimeEvent } from "./event_subscription.ts";
 import { RunEventLog, type RunSubscribeOptions } from "./run_event_log.ts";
-import { type RunOutcome, runOutcomeOf } from "./run_outcome.ts";
+import { type Discarded, type RunOutcome, runOutcomeOf } from "./run_outcome.ts";
 import type { ToolSet } from "../loop/tool_set.ts";
 
 /** Everything a run is started with (built by the session host). */
@@ -47,6 +53,18 @@ export interface RunInit {
   resumed: boolean;
   /** Tool calls the session's repair answered (reported once, by the host's first run). */
   repaired: readonly string[];
+  /** Tool calls the load sends repaired (reported once, with `repaired`). */
+  toolCallRepairs?: readonly ToolCallRepair[];
+  /** The damaged journal tail the load moved aside (reported once). */
+  tornTail?: TornTail;
+  /** What the session spent before this run. */
+  priorSpend?: PriorSpend;
+  /** The last batch's calls still without a result, answered or run first. */
+  pending?: { calls: readonly PendingToolCall[]; askAgain: boolean };
+  /** Stall thresholds. */
+  stall?: StallOptions;
+  /** Asked when the run fails: a new session that never reached the model, and what was typed. */
+  discardable?: () => Discarded | undefined;
   redact: Redactor;
   now: () => number;
   stepRunner?: StepRunner;
@@ -167,6 +185,7 @@ export class Run implements AsyncDisposable {
     const emit = <T extends RunEventType>(type: T, data: RunEventData[T]) =>
       this.#append(makeRunEvent(type, redactStrings(data, init.redact), scope));
     const meta = init.session.meta;
+    const pending = init.pending?.calls ?? [];
     emit("run_started", {
       model: meta.model,
       base_url: meta.baseUrl,
@@ -174,7 +193,18 @@ export class Run implements AsyncDisposable {
       max_iterations: init.maxIterations,
       workspace: meta.workspace,
       resumed: init.resumed,
+      ...spendData(init),
+      ...(pending.length > 0
+        ? {
+          pending_tool_calls: pending.map(({ call, state }) => ({
+            call_id: call.id,
+            name: call.function.name,
+            state,
+          })),
+        }
+        : {}),
     });
+    if (init.tornTail) emit("session_torn_tail", { ...init.tornTail });
     const stopEgress = init.broker.onEgress?.((decision) => {
       const { host, port, address, allowed, reason } = decision;
       emit("egress", {
@@ -188,7 +218,18 @@ export class Run implements AsyncDisposable {
     const stopRefusals = init.broker.onSandboxRefusal?.(({ callId, name, reason }) => {
       emit("sandbox_refused", { call_id: callId, name, reason });
     });
-    if (init.repaired.length > 0) emit("session_repaired", { tool_call_ids: [...init.repaired] });
+    const fixes = init.toolCallRepairs ?? [];
+    if (init.repaired.length > 0 || fixes.length > 0) {
+      const reminted = fixes.flatMap((r) =>
+        r.originalId === undefined ? [] : [{ from: r.originalId, to: r.id }]
+      );
+      const reset = fixes.filter((r) => r.originalArguments !== undefined).map((r) => r.id);
+      emit("session_repaired", {
+        tool_call_ids: [...init.repaired],
+        ...(reminted.length > 0 ? { reminted } : {}),
+        ...(reset.length > 0 ? { arguments_reset: reset } : {}),
+      });
+    }
     try {
       const outcome = await runAgent({
         model: init.model,
@@ -213,6 +254,9 @@ export class Run implements AsyncDisposable {
           ...(init.session.compaction ? { resume: init.session.compaction } : {}),
         },
         budgets: init.budgets,
+        ...(init.priorSpend ? { priorSpend: init.priorSpend } : {}),
+        ...(pending.length > 0 ? { pending: init.pending } : {}),
+        ...(init.stall ? { stall: init.stall } : {}),
         ...(init.toolHeartbeatMs ? { toolHeartbeatMs: init.toolHeartbeatMs } : {}),
       }).catch((error): AgentOutcome => ({
         // The host checked the options: whatever still escapes the loop ends the run as data.
@@ -220,11 +264,13 @@ export class Run implements AsyncDisposable {
         error: error instanceof Error ? error : new Error(String(error)),
         stats: newRunStats(init.now()),
       }));
+      const discarded = outcome.type === "failed" ? init.discardable?.() : undefined;
       const result = runOutcomeOf(outcome, {
         sessionId: this.sessionId,
         reason: this.#reason ?? reasonOf(init.signal),
         maxIterations: init.maxIterations,
         durationMs: Math.round(init.now() - outcome.stats.startedAt),
+        ...(discarded ? { discarded } : {}),
       });
       if (result.type === "completed") {
         emit("run_completed", { duration_ms: result.durationMs, ...counts(result.stats) });
@@ -246,6 +292,23 @@ export class Run implements AsyncDisposable {
   #append(event: RunEvent): void {
     this.#log.append(event);
   }
+}
+
+/** `run_started`'s `session_spend`: a resumed session's spend so far and what is left of it. */
+function spendData(init: RunInit) {
+  const prior = init.priorSpend;
+  if (!init.resumed || !prior) return {};
+  if (prior.inputTokens + prior.outputTokens + prior.toolCalls === 0) return {};
+  const checker = new BudgetChecker(init.budgets, prior);
+  return {
+    session_spend: {
+      input_tokens: prior.inputTokens,
+      output_tokens: prior.outputTokens,
+      tool_calls: prior.toolCalls,
+      ...(checker.costEnforced ? { cost_usd: Math.round(prior.costUsd * 1e6) / 1e6 } : {}),
+      left: checker.left(newRunStats(0)),
+    },
+  };
 }
 
 /** Why the caller's signal stopped the run: its reason when that is a string. */

@@ -15,6 +15,7 @@ import type { OdekPaths } from "../config/odek_paths.ts";
 import type { Classifier } from "../danger/classifier.ts";
 import { createClassifier } from "../danger/create_classifier.ts";
 import type { Clock } from "../llm/clock.ts";
+import { type ListedModel, listModels } from "../llm/list_models.ts";
 import type { SessionStore } from "../session/session_store.ts";
 import type { ModelFactory } from "./build_model.ts";
 import type { ChildDeno } from "./child_deno_path.ts";
@@ -288,6 +289,24 @@ export class Runtime implements AsyncDisposable {
     }
     this.#hosts.add(host);
     return host;
+  }
+
+  /**
+   * The models the configured provider lists (`GET <baseUrl>/models`), with the runtime's key
+   * and fetch: `odek models` and the interactive `/model` use this.
+   *
+   * @param options another base URL than the configuration's; an abort signal
+   * @returns the models, sorted by id
+   * @throws {OdekError} `MODEL_UNREACHABLE`, `MODEL_ERROR` (a 404 says the server lists no
+   *   models there), `MODEL_PROTOCOL` — see `listModels`
+   */
+  listModels(options: { baseUrl?: string; signal?: AbortSignal } = {}): Promise<ListedModel[]> {
+    const { settings } = this.#init;
+    return listModels(options.baseUrl ?? settings.config.baseUrl, {
+      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      ...(this.#init.fetch ? { fetch: this.#init.fetch } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   }
 
   /**

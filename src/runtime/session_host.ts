@@ -22,13 +22,20 @@ import type { StepJournal } from "../loop/journal_step_runner.ts";
 import { newRunId } from "../loop/make_run_event.ts";
 import { isPartialSummary } from "../loop/partial_summary.ts";
 import type { StepRunner } from "../loop/step_runner.ts";
-import type { OpenSession, SessionMeta, SessionMetaPatch } from "../session/session_store.ts";
+import { interruptedResult, notStartedResult } from "../session/repair_transcript.ts";
+import type {
+  OpenSession,
+  PendingToolCall,
+  SessionMeta,
+  SessionMetaPatch,
+} from "../session/session_store.ts";
 import { budgetsFromConfig } from "./budgets_from_config.ts";
 import { checkFunction, checkObject, checkSignal, checkString } from "./check_option.ts";
 import type { Settings } from "./compose.ts";
 import type { HostConfig } from "./host_config.ts";
 import { contextOptionsFor } from "./context_options.ts";
 import type { RuntimeEvent } from "./event_subscription.ts";
+import { priorSpend } from "./prior_spend.ts";
 import { Run } from "./run.ts";
 import type { ToolSet } from "../loop/tool_set.ts";
 
@@ -103,6 +110,13 @@ export interface HostParts {
   patch: SessionMetaPatch;
   /** Whether the session was opened from an existing one. */
   resumed: boolean;
+  /** A new session's task (given back when the session never reached the model). */
+  task?: string;
+  /**
+   * Whether calls that were waiting for approval when an earlier run stopped are asked again
+   * (else answered `not started`; design §8.3).
+   */
+  askAgain: boolean;
   warnings: readonly string[];
   forward: (event: RuntimeEvent) => void;
   onClosed: (host: SessionHost) => void;
@@ -169,6 +183,10 @@ export class SessionHost implements AsyncDisposable {
   #patch: SessionMetaPatch;
   #resumed: boolean;
   #reportRepair = true;
+  /** What the operator typed into a session this host created (the task first). */
+  readonly #typed: string[] = [];
+  /** The last run ended `failed` with nothing of the session worth keeping (issue 14, case 10). */
+  #discard = false;
   #active: Run | undefined;
   #starting = false;
   #closing: Promise<void> | undefined;
@@ -188,6 +206,7 @@ export class SessionHost implements AsyncDisposable {
     this.denyRules = parts.hostConfig?.denyRules ?? [];
     this.#patch = parts.patch;
     this.#resumed = parts.resumed;
+    if (parts.task !== undefined) this.#typed.push(parts.task);
   }
 
   /** The session's meta record as it is now. */
@@ -206,6 +225,17 @@ export class SessionHost implements AsyncDisposable {
   /** The transcript as journaled (redacted). */
   get messages(): readonly ChatMessage[] {
     return this.#parts.session.messages;
+  }
+
+  /**
+   * The calls of the session's last batch still without a result (design §8.3): after a resume,
+   * those that never started (`awaiting_approval` ones with the verdict the operator saw); after a
+   * run that stopped at an approval prompt, its batch. The next run without a message runs them
+   * (asking the approver again for those that were waiting, when the host asks again: option
+   * `reaskApprovals` of `openSession`); a run with a message answers them as not started first.
+   */
+  get pendingToolCalls(): readonly PendingToolCall[] {
+    return this.#parts.session.pendingToolCalls;
   }
 
   /** The run in progress, if any. */
@@ -285,12 +315,32 @@ export class SessionHost implements AsyncDisposable {
       await session.updateMeta(this.#patch);
       this.#patch = {};
     }
+    let pending = session.pendingToolCalls;
+    if (next && pending.length > 0) {
+      // A new message instead of the stopped batch: its calls are answered, not run.
+      for (const { call, state } of pending) {
+        const answer = state === "started"
+          ? interruptedResult(call.id, call.function.name)
+          : notStartedResult(
+            call,
+            state,
+            `the run stopped before it was ${
+              state === "awaiting_approval" ? "approved" : "started"
+            }, and the operator went on with a new message`,
+          );
+        await session.append(answer);
+        messages.push(answer);
+      }
+      pending = [];
+    }
     if (next) {
       await session.append(next);
       messages.push(next);
+      if (text) this.#typed.push(text);
     }
     const model = this.#parts.modelName;
     const budgets = { ...budgetsFromConfig(config, model), ...definedOnly(limits.overrides) };
+    const prior = priorSpend(session.spend, config, model);
     const warnings: string[] = [];
     const cap = budgets.maxCostUsd ?? 0;
     if (cap > 0 && !new BudgetChecker(budgets).costEnforced) {
@@ -298,7 +348,8 @@ export class SessionHost implements AsyncDisposable {
         `the cost budget ($${cap}) is not enforced: set both models."${session.meta.model}".inputCostPerMillionUsd and outputCostPerMillionUsd in the config (token budgets still apply).`,
       );
     }
-    const repaired = this.#reportRepair ? session.repairedToolCallIds : [];
+    const report = this.#reportRepair;
+    const repaired = report ? session.repairedToolCallIds : [];
     this.#reportRepair = false;
     const resumed = this.#resumed;
     this.#resumed = true;
@@ -319,6 +370,12 @@ export class SessionHost implements AsyncDisposable {
       sandbox: config.sandbox,
       resumed,
       repaired,
+      ...(report ? { toolCallRepairs: session.toolCallRepairs } : {}),
+      ...(report && session.tornTail ? { tornTail: session.tornTail } : {}),
+      priorSpend: prior,
+      pending: { calls: pending, askAgain: this.#parts.askAgain },
+      stall: config.stall,
+      discardable: () => this.#discardable(),
       redact: settings.redact,
       now: () => performance.now(),
       ...(options.stepRunner ? { stepRunner: options.stepRunner(session) } : {}),
@@ -329,6 +386,9 @@ export class SessionHost implements AsyncDisposable {
       },
     }, warnings);
     this.#active = run;
+    void run.result.then((outcome) => {
+      this.#discard = outcome.type === "failed" && outcome.discarded !== undefined;
+    });
     return run;
   }
 
@@ -363,12 +423,26 @@ export class SessionHost implements AsyncDisposable {
     }
   }
 
+  /**
+   * A session this host created whose runs never got a model reply (issue 14, case 10): what the
+   * operator typed, to give back; it is removed when the host closes after a failed run.
+   */
+  #discardable(): { messages: readonly string[] } | undefined {
+    if (this.#parts.resumed || this.#typed.length === 0) return undefined;
+    const replied = this.#parts.session.messages.some((m) => m.role === "assistant");
+    return replied ? undefined : { messages: [...this.#typed] };
+  }
+
   async #closeBroker(): Promise<void> {
     try {
       await this.#parts.broker.close();
     } finally {
       try {
+        const discard = this.#discard && this.#discardable() !== undefined;
         await this.#parts.session.close();
+        if (discard) {
+          await this.#parts.settings.store.delete(this.sessionId).catch(() => {});
+        }
       } finally {
         this.#parts.onClosed(this);
       }

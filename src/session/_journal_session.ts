@@ -1,19 +1,29 @@
 /**
- * The open-session behaviour both stores share: redact, encode, append in order, repair on open.
- * A store supplies only a {@linkcode JournalSink} (where the bytes go and how the lock is freed).
+ * The open-session behaviour both stores share: redact, encode, append in order, and keep what
+ * the journal says about tool calls and spend up to date. A store supplies only a
+ * {@linkcode JournalSink} (where the bytes go and how the lock is freed); loading and repair are
+ * in `_start_session.ts`.
  *
  * @module
  */
-import { type ChatMessage, ChatMessageSchema } from "../_util/chat_message.ts";
+import { type ChatMessage, ChatMessageSchema, type ToolCall } from "../_util/chat_message.ts";
+import type { Verdict } from "../danger/verdict.ts";
 import type { JournalRecord } from "./journal_record.ts";
-import type { ParsedJournal } from "./_parse_journal.ts";
-import { repairTranscript } from "./repair_transcript.ts";
+import type { CallRecord } from "./_parse_journal.ts";
+import { encodeRecord, redactPatch, redactRecord } from "./_redact_record.ts";
 import type {
   OpenSession,
+  PendingToolCall,
   SessionCompaction,
   SessionMeta,
   SessionMetaPatch,
+  SessionSpend,
+  SessionUsage,
+  ToolCallRepair,
+  TornTail,
 } from "./session_store.ts";
+
+export { encodeRecord } from "./_redact_record.ts";
 
 /** Where an open session's lines go. */
 export interface JournalSink {
@@ -31,131 +41,150 @@ export interface JournalOptions {
   now: () => Date;
 }
 
-/** Encode one record as a redacted JSON line (with its newline). */
-export function encodeRecord(record: JournalRecord, redact: (text: string) => string): string {
-  return `${JSON.stringify(redactRecord(record, redact))}\n`;
-}
-
-/** Redact the content-bearing strings of a record (never ids, roles, tags or times). */
-function redactRecord(
-  record: JournalRecord,
-  redact: (text: string) => string,
-): JournalRecord {
-  switch (record.t) {
-    case "meta":
-      return {
-        ...record,
-        workspace: redact(record.workspace),
-        model: redact(record.model),
-        baseUrl: redact(record.baseUrl),
-        title: redact(record.title),
-      };
-    case "message":
-      return { ...record, message: redactMessage(record.message, redact) };
-    case "meta_update":
-      return { ...record, patch: redactPatch(record.patch, redact) };
-    case "repair":
-      return record;
-    case "compaction":
-      return { ...record, digest: redact(record.digest) };
-    default: {
-      const unreachable: never = record;
-      throw new TypeError(`Unknown journal record: ${JSON.stringify(unreachable)}`);
-    }
-  }
-}
-
-/**
- * Start a session on a loaded journal: finish an unterminated last line, repair the transcript
- * and journal the synthetic results with a `repair` record. Closes the sink if that fails.
- */
-export async function startJournalSession(
-  parsed: Pick<ParsedJournal, "meta" | "messages" | "needsNewline" | "compaction">,
-  sink: JournalSink,
-  options: JournalOptions,
-): Promise<OpenSession> {
-  try {
-    if (parsed.needsNewline) await sink.write("\n");
-    const { messages, repairedToolCallIds } = repairTranscript(parsed.messages);
-    if (repairedToolCallIds.length > 0) {
-      const repaired = new Set(repairedToolCallIds);
-      const at = options.now().toISOString();
-      const lines = messages
-        .filter((message) => message.role === "tool" && repaired.has(message.tool_call_id))
-        .map((message) => encodeRecord({ t: "message", at, message }, options.redact));
-      lines.push(
-        encodeRecord({ t: "repair", at, toolCallIds: repairedToolCallIds }, options.redact),
-      );
-      await sink.write(lines.join(""));
-    }
-    const session = new JournalSession(parsed.meta, messages, repairedToolCallIds, sink, options);
-    session.compactionLoaded(parsed.compaction);
-    return session;
-  } catch (error) {
-    await sink.close();
-    throw error;
-  }
+/** What a loaded (or new) journal hands its open session. */
+export interface JournalState {
+  meta: SessionMeta;
+  /** The repaired transcript. */
+  messages: ChatMessage[];
+  repaired: readonly string[];
+  repairs: readonly ToolCallRepair[];
+  tornTail?: TornTail;
+  compaction?: SessionCompaction;
+  /** Call records by id. */
+  calls: Map<string, CallRecord>;
+  /** Calls whose journal records `approval_requested` and `tool_started` (design §8.3). */
+  tracked: WeakSet<ToolCall>;
+  /** Whether the journal already has a `call_tracking` record. */
+  tracking: boolean;
+  /** Every tool-call id of the journal. */
+  toolCallIds: Set<string>;
+  /** Tool calls the journal's assistant messages hold. */
+  toolCallsRequested: number;
+  usage: Record<string, SessionUsage>;
 }
 
 /** An open session over a sink. */
-class JournalSession implements OpenSession {
-  readonly #messages: ChatMessage[];
-  readonly #repaired: readonly string[];
+export class JournalSession implements OpenSession {
+  readonly #state: JournalState;
   readonly #sink: JournalSink;
   readonly #options: JournalOptions;
-  #meta: SessionMeta;
-  #compaction: SessionCompaction | undefined;
   #tail: Promise<void> = Promise.resolve();
   #failure: { error: unknown } | undefined;
   #closing: Promise<void> | undefined;
 
-  constructor(
-    meta: SessionMeta,
-    messages: ChatMessage[],
-    repaired: readonly string[],
-    sink: JournalSink,
-    options: JournalOptions,
-  ) {
-    this.#meta = meta;
-    this.#messages = messages;
-    this.#repaired = repaired;
+  constructor(state: JournalState, sink: JournalSink, options: JournalOptions) {
+    this.#state = state;
     this.#sink = sink;
     this.#options = options;
   }
 
   get meta(): SessionMeta {
-    return { ...this.#meta };
+    return { ...this.#state.meta };
   }
 
   get messages(): readonly ChatMessage[] {
-    return this.#messages;
+    return this.#state.messages;
   }
 
   get repairedToolCallIds(): readonly string[] {
-    return this.#repaired;
+    return this.#state.repaired;
+  }
+
+  get toolCallRepairs(): readonly ToolCallRepair[] {
+    return this.#state.repairs;
+  }
+
+  get tornTail(): TornTail | undefined {
+    return this.#state.tornTail && { ...this.#state.tornTail };
   }
 
   get compaction(): SessionCompaction | undefined {
-    return this.#compaction && { ...this.#compaction };
+    return this.#state.compaction && { ...this.#state.compaction };
   }
 
-  /** Set the digest found on load (not written again). */
-  compactionLoaded(compaction: SessionCompaction | undefined): void {
-    this.#compaction = compaction && { ...compaction };
+  get toolCallIds(): ReadonlySet<string> {
+    return this.#state.toolCallIds;
+  }
+
+  get pendingToolCalls(): readonly PendingToolCall[] {
+    const messages = this.#state.messages;
+    const answered = new Set<string>();
+    let index = messages.length - 1;
+    for (; index >= 0 && messages[index].role === "tool"; index--) {
+      answered.add((messages[index] as Extract<ChatMessage, { role: "tool" }>).tool_call_id);
+    }
+    const last = messages[index];
+    if (last?.role !== "assistant" || !last.tool_calls?.length) return [];
+    return last.tool_calls.filter((call) => !answered.has(call.id)).map((call) => {
+      const record = this.#state.calls.get(call.id);
+      // A call the journal cannot vouch for may have run: it is answered, never run again.
+      if (record?.started || !this.#state.tracked.has(call)) return { call, state: "started" };
+      return record?.verdict
+        ? { call, state: "awaiting_approval", verdict: record.verdict }
+        : { call, state: "not_started" };
+    });
+  }
+
+  get spend(): SessionSpend {
+    const byModel: Record<string, SessionUsage> = {};
+    let inputTokens = 0;
+    let outputTokens = 0;
+    for (const [model, usage] of Object.entries(this.#state.usage)) {
+      byModel[model] = { ...usage };
+      inputTokens += usage.inputTokens;
+      outputTokens += usage.outputTokens;
+    }
+    const toolCalls = this.#state.toolCallsRequested - this.pendingToolCalls.length;
+    return { inputTokens, outputTokens, toolCalls, byModel };
   }
 
   recordCompaction(compaction: SessionCompaction): Promise<void> {
-    const record: JournalRecord = {
+    const record = this.#redacted({
       t: "compaction",
-      at: this.#options.now().toISOString(),
+      at: this.#at(),
       digest: compaction.digest,
       coveredUntil: Math.max(0, Math.floor(compaction.coveredUntil)),
-    };
-    const redacted = redactRecord(record, this.#options.redact);
-    return this.#enqueue(`${JSON.stringify(redacted)}\n`, () => {
-      if (redacted.t === "compaction") {
-        this.#compaction = { digest: redacted.digest, coveredUntil: redacted.coveredUntil };
+    });
+    return this.#enqueue(`${JSON.stringify(record)}\n`, () => {
+      if (record.t === "compaction") {
+        this.#state.compaction = { digest: record.digest, coveredUntil: record.coveredUntil };
       }
+    });
+  }
+
+  recordUsage(usage: SessionUsage): Promise<void> {
+    const inputTokens = Math.max(0, Math.floor(usage.inputTokens));
+    const outputTokens = Math.max(0, Math.floor(usage.outputTokens));
+    const model = this.#state.meta.model; // redacted already
+    const line = encodeRecord(
+      { t: "usage", at: this.#at(), model, inputTokens, outputTokens },
+      (text) => text,
+    );
+    return this.#enqueue(line, () => {
+      const spent = this.#state.usage[model] ??= { inputTokens: 0, outputTokens: 0 };
+      spent.inputTokens += inputTokens;
+      spent.outputTokens += outputTokens;
+    });
+  }
+
+  recordApprovalRequested(
+    requests: readonly { callId: string; verdict: Verdict }[],
+  ): Promise<void> {
+    const records = requests.map(({ callId, verdict }) =>
+      this.#redacted({ t: "approval_requested", at: this.#at(), callId, verdict })
+    );
+    return this.#enqueue(records.map((r) => `${JSON.stringify(r)}\n`).join(""), () => {
+      for (const record of records) {
+        if (record.t !== "approval_requested") continue;
+        this.#call(record.callId).verdict = record.verdict;
+      }
+    });
+  }
+
+  recordToolStarted(callId: string): Promise<void> {
+    const line = encodeRecord({ t: "tool_started", at: this.#at(), callId }, (text) => text);
+    return this.#enqueue(line, () => {
+      this.#call(callId).started = true;
     });
   }
 
@@ -166,26 +195,32 @@ class JournalSession implements OpenSession {
         new TypeError(`Cannot append an invalid message: ${checked.error.message}`),
       );
     }
-    const record: JournalRecord = {
-      t: "message",
-      at: this.#options.now().toISOString(),
-      message: checked.data,
-    };
-    const redacted = redactRecord(record, this.#options.redact);
-    return this.#enqueue(`${JSON.stringify(redacted)}\n`, () => {
-      if (redacted.t === "message") this.#messages.push(redacted.message);
+    const at = this.#at();
+    const record = this.#redacted({ t: "message", at, message: checked.data });
+    const calls = record.t === "message" && record.message.role === "assistant"
+      ? record.message.tool_calls ?? []
+      : [];
+    // The first call after this open says, before it, that its calls are tracked (design §8.3).
+    const marker = calls.length > 0 && !this.#state.tracking
+      ? encodeRecord({ t: "call_tracking", at }, (text) => text)
+      : "";
+    return this.#enqueue(`${marker}${JSON.stringify(record)}\n`, () => {
+      if (record.t !== "message") return;
+      if (marker) this.#state.tracking = true;
+      this.#state.messages.push(record.message);
+      for (const call of calls) {
+        this.#state.tracked.add(call);
+        this.#state.toolCallIds.add(call.id);
+      }
+      this.#state.toolCallsRequested += calls.length;
     });
   }
 
   updateMeta(patch: SessionMetaPatch): Promise<void> {
     const redacted = redactPatch(patch, this.#options.redact);
-    const line = encodeRecord({
-      t: "meta_update",
-      at: this.#options.now().toISOString(),
-      patch: redacted,
-    }, (s) => s);
+    const line = encodeRecord({ t: "meta_update", at: this.#at(), patch: redacted }, (s) => s);
     return this.#enqueue(line, () => {
-      this.#meta = { ...this.#meta, ...redacted };
+      this.#state.meta = { ...this.#state.meta, ...redacted };
     });
   }
 
@@ -199,9 +234,25 @@ class JournalSession implements OpenSession {
     await this.close();
   }
 
+  #at(): string {
+    return this.#options.now().toISOString();
+  }
+
+  #redacted(record: JournalRecord): JournalRecord {
+    return redactRecord(record, this.#options.redact);
+  }
+
+  #call(id: string): CallRecord {
+    let record = this.#state.calls.get(id);
+    if (!record) this.#state.calls.set(id, record = { started: false });
+    return record;
+  }
+
   /** Write after every earlier write; a failed write poisons the session (the tail is unknown). */
   #enqueue(line: string, onWritten: () => void): Promise<void> {
-    if (this.#closing) return Promise.reject(new Error(`Session "${this.#meta.id}" is closed`));
+    if (this.#closing) {
+      return Promise.reject(new Error(`Session "${this.#state.meta.id}" is closed`));
+    }
     const write = this.#tail.then(async () => {
       if (this.#failure) throw this.#failure.error;
       try {
@@ -215,43 +266,4 @@ class JournalSession implements OpenSession {
     this.#tail = write.catch(() => {});
     return write;
   }
-}
-
-function redactMessage(message: ChatMessage, redact: (text: string) => string): ChatMessage {
-  switch (message.role) {
-    case "system":
-    case "user":
-    case "tool":
-      return { ...message, content: redact(message.content) };
-    case "assistant":
-      return {
-        ...message,
-        content: message.content === null ? null : redact(message.content),
-        ...(message.reasoning_content === undefined
-          ? {}
-          : { reasoning_content: redact(message.reasoning_content) }),
-        ...(message.tool_calls === undefined ? {} : {
-          tool_calls: message.tool_calls.map((call) => ({
-            ...call,
-            function: {
-              name: redact(call.function.name),
-              arguments: redact(call.function.arguments),
-            },
-          })),
-        }),
-      };
-    default: {
-      const unreachable: never = message;
-      throw new TypeError(`Unknown message: ${JSON.stringify(unreachable)}`);
-    }
-  }
-}
-
-function redactPatch(patch: SessionMetaPatch, redact: (text: string) => string): SessionMetaPatch {
-  const out: SessionMetaPatch = {};
-  for (const key of ["model", "baseUrl", "workspace"] as const) {
-    const value = patch[key];
-    if (value !== undefined) out[key] = redact(value);
-  }
-  return out;
 }

@@ -6,8 +6,18 @@
  */
 import type { ChatMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
+import type { Verdict } from "../danger/verdict.ts";
 import { type JournalRecord, JournalRecordSchema } from "./journal_record.ts";
-import type { SessionCompaction, SessionMeta } from "./session_store.ts";
+import type { ToolCallRepair } from "./repair_tool_calls.ts";
+import type { SessionCompaction, SessionMeta, SessionUsage } from "./session_store.ts";
+
+/** What the journal's call records say about one tool-call id (design §8.3). */
+export interface CallRecord {
+  /** A `tool_started` record. */
+  started: boolean;
+  /** The verdict of its `approval_requested` record, if any. */
+  verdict?: Verdict;
+}
 
 /** The largest journal odek loads, in bytes (64 MiB). */
 export const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
@@ -30,6 +40,17 @@ export interface ParsedJournal {
   needsNewline: boolean;
   /** The last `compaction` record, if any. */
   compaction?: SessionCompaction;
+  /** The call records by tool-call id. */
+  calls: Map<string, CallRecord>;
+  /**
+   * The index (in `messages`) of the first message after the first `call_tracking` record:
+   * calls of assistant messages from there on are tracked. `undefined`: none is.
+   */
+  trackedFrom?: number;
+  /** Tokens spent, by the session's model at the time of each `usage` record. */
+  usage: Record<string, SessionUsage>;
+  /** The repairs of every `session_repaired` record, in order. */
+  repairs: ToolCallRepair[];
 }
 
 /** Where a journal came from, for messages. */
@@ -72,6 +93,15 @@ export function parseJournal(bytes: Uint8Array, source: JournalSource): ParsedJo
   let validEnd = 0;
   let needsNewline = false;
   let compaction: SessionCompaction | undefined;
+  const calls = new Map<string, CallRecord>();
+  let trackedFrom: number | undefined;
+  const usage: Record<string, SessionUsage> = {};
+  const repairs: ToolCallRepair[] = [];
+  const call = (id: string): CallRecord => {
+    let found = calls.get(id);
+    if (!found) calls.set(id, found = { started: false });
+    return found;
+  };
   for (let index = 0; index <= last; index++) {
     const line = lines[index];
     if (isBlank(bytes, line)) continue;
@@ -116,6 +146,29 @@ export function parseJournal(bytes: Uint8Array, source: JournalSource): ParsedJo
         compaction = { digest: record.digest, coveredUntil: record.coveredUntil };
         updatedAt = record.at;
         break;
+      case "usage": {
+        const spent = usage[record.model] ??= { inputTokens: 0, outputTokens: 0 };
+        spent.inputTokens += record.inputTokens;
+        spent.outputTokens += record.outputTokens;
+        updatedAt = record.at;
+        break;
+      }
+      case "call_tracking":
+        trackedFrom ??= messages.length;
+        updatedAt = record.at;
+        break;
+      case "approval_requested":
+        call(record.callId).verdict = record.verdict;
+        updatedAt = record.at;
+        break;
+      case "tool_started":
+        call(record.callId).started = true;
+        updatedAt = record.at;
+        break;
+      case "session_repaired":
+        repairs.push(...record.calls);
+        updatedAt = record.at;
+        break;
       default: {
         const unreachable: never = record;
         throw new TypeError(`Unknown journal record: ${JSON.stringify(unreachable)}`);
@@ -143,6 +196,10 @@ export function parseJournal(bytes: Uint8Array, source: JournalSource): ParsedJo
       torn,
       needsNewline,
       ...(compaction ? { compaction } : {}),
+      calls,
+      ...(trackedFrom !== undefined ? { trackedFrom } : {}),
+      usage,
+      repairs,
     };
   }
 }

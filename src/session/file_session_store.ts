@@ -7,7 +7,8 @@ import { join } from "node:path";
 import type { ChatMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import { generateSessionId } from "./generate_session_id.ts";
-import { type JournalOptions, startJournalSession } from "./_journal_session.ts";
+import type { JournalOptions } from "./_journal_session.ts";
+import { startJournalSession } from "./_start_session.ts";
 import {
   checkJournalSize,
   type JournalSource,
@@ -137,7 +138,10 @@ export class FileSessionStore implements SessionStore {
       await lock.release();
       throw error;
     }
-    return startJournalSession(parsed, new FileSink(file, lock), this.#options);
+    const tornTail = parsed.torn
+      ? { path: this.#path(id, ".jsonl.torn"), bytes: parsed.torn.length }
+      : undefined;
+    return startJournalSession(parsed, new FileSink(file, lock), this.#options, { tornTail });
   }
 
   async read(id: string): Promise<{ meta: SessionMeta; messages: ChatMessage[] }> {

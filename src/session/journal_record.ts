@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ChatMessageSchema } from "../_util/chat_message.ts";
+import { RiskClassSchema, type Verdict } from "../danger/verdict.ts";
 
 /** The journal format version written in the meta record. */
 export const JOURNAL_VERSION = 1;
@@ -19,6 +20,20 @@ export const JOURNAL_VERSION = 1;
  * - `compaction`: `{ t, at, digest, coveredUntil }`, the rolling compaction digest of the
  *   context manager (docs/context.md): the turn groups of the transcript that start before
  *   message index `coveredUntil` are summarised by `digest`. The last one wins on load.
+ * - `usage`: `{ t, at, model, inputTokens, outputTokens }`, the tokens one model request spent as
+ *   the provider reported them (a turn, a partial summary, a compaction side call), so a resumed
+ *   session knows what it spent (docs/budgets.md);
+ * - `call_tracking`: `{ t, at }`, written before the first tool call it covers: every tool call of
+ *   a later assistant message gets `approval_requested` before it is put to the approver and
+ *   `tool_started` before it runs, so a call with neither never started (design §8.3);
+ * - `approval_requested`: `{ t, at, callId, verdict }`, a call is being put to the approver;
+ * - `tool_started`: `{ t, at, callId }`, a call is about to run;
+ * - `session_repaired`: `{ t, at, calls }`, a load found tool calls a strict provider refuses and
+ *   sends them repaired (never rewriting the journal): each entry names the call by its message
+ *   record (`message`, 0-based among the journal's message records) and its `position`, with the
+ *   id it is sent with (`id`) and what the journal holds (`originalId` when the id was a
+ *   duplicate, `originalArguments` when the arguments were not a JSON object: they are sent as
+ *   `{}`).
  *
  * Times (`createdAt`, `at`) are ISO 8601 strings. Unknown extra fields are ignored.
  *
@@ -61,6 +76,41 @@ export const JournalRecordSchema = z.discriminatedUnion("t", [
     at: z.string(),
     digest: z.string(),
     coveredUntil: z.int().min(0),
+  }),
+  z.object({
+    t: z.literal("usage"),
+    at: z.string(),
+    model: z.string(),
+    inputTokens: z.int().min(0),
+    outputTokens: z.int().min(0),
+  }),
+  z.object({ t: z.literal("call_tracking"), at: z.string() }),
+  z.object({
+    t: z.literal("approval_requested"),
+    at: z.string(),
+    callId: z.string().min(1),
+    verdict: z.object({
+      parts: z.array(z.object({
+        riskClass: RiskClassSchema,
+        subject: z.string(),
+        targets: z.array(z.string()),
+        detail: z.string().optional(),
+      })),
+      decision: z.enum(["allow", "ask", "deny"]),
+      reason: z.string(),
+    }) satisfies z.ZodType<Verdict>,
+  }),
+  z.object({ t: z.literal("tool_started"), at: z.string(), callId: z.string().min(1) }),
+  z.object({
+    t: z.literal("session_repaired"),
+    at: z.string(),
+    calls: z.array(z.object({
+      message: z.int().min(0),
+      position: z.int().min(0),
+      id: z.string().min(1),
+      originalId: z.string().optional(),
+      originalArguments: z.string().optional(),
+    })),
   }),
 ]);
 

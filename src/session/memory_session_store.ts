@@ -6,7 +6,8 @@
 import type { ChatMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import { generateSessionId } from "./generate_session_id.ts";
-import { type JournalOptions, startJournalSession } from "./_journal_session.ts";
+import type { JournalOptions } from "./_journal_session.ts";
+import { startJournalSession } from "./_start_session.ts";
 import { checkJournalSize, type JournalSource, parseJournal } from "./_parse_journal.ts";
 import {
   existsError,
@@ -117,7 +118,10 @@ export class MemorySessionStore implements SessionStore {
         this.#torn.set(id, concat(this.#torn.get(id) ?? new Uint8Array(), parsed.torn));
         this.#journals.set(id, bytes.slice(0, parsed.validEnd));
       }
-      return await startJournalSession(parsed, this.#sink(id), this.#options);
+      const tornTail = parsed.torn
+        ? { path: `memory journal "${id}" (torn tail)`, bytes: parsed.torn.length }
+        : undefined;
+      return await startJournalSession(parsed, this.#sink(id), this.#options, { tornTail });
     } catch (error) {
       this.#locks.delete(id);
       throw error;

@@ -5,7 +5,11 @@
  *
  * @module
  */
-import type { ChatMessage } from "../_util/chat_message.ts";
+import type { ChatMessage, ToolCall } from "../_util/chat_message.ts";
+import type { Verdict } from "../danger/verdict.ts";
+import type { ToolCallRepair } from "./repair_tool_calls.ts";
+
+export type { ToolCallRepair } from "./repair_tool_calls.ts";
 
 /**
  * What a session records about itself (never the API key).
@@ -70,6 +74,45 @@ export interface SessionCompaction {
   digest: string;
   /** A transcript message index. */
   coveredUntil: number;
+}
+
+/** Tokens one model request spent, as the provider reported them. */
+export interface SessionUsage {
+  /** Prompt tokens. */
+  inputTokens: number;
+  /** Completion tokens. */
+  outputTokens: number;
+}
+
+/** What a session has spent over its whole journal: every run, before and after each resume. */
+export interface SessionSpend extends SessionUsage {
+  /**
+   * Tool calls the model asked for, except those still pending (they are counted when they run
+   * or are answered). Refused calls count, as in a run.
+   */
+  toolCalls: number;
+  /** The tokens by the model the session used when they were spent (for the cost). */
+  byModel: Record<string, SessionUsage>;
+}
+
+/**
+ * A tool call of the session's last assistant message that has no result (design §8.3):
+ * `awaiting_approval` — it was put to the approver and the run stopped before the answer (its
+ * `verdict` is the one the operator saw); `not_started` — it was neither asked about nor
+ * started; `started` — it started and the run stopped before its result was written (it may
+ * have had effects: it is answered `interrupted`, never run again). A load answers started calls
+ * itself, so `started` is seen only on a host whose run stopped without writing a result.
+ */
+export type PendingToolCall =
+  | { call: ToolCall; state: "awaiting_approval"; verdict: Verdict }
+  | { call: ToolCall; state: "not_started" | "started" };
+
+/** Bytes a load found after the last whole record of a journal and moved aside. */
+export interface TornTail {
+  /** Where they are now (`<id>.jsonl.torn` for the file store). */
+  path: string;
+  /** How many bytes were moved. */
+  bytes: number;
 }
 
 /**
@@ -147,8 +190,36 @@ export interface OpenSession extends AsyncDisposable {
    * followed by every message appended since, as written (redacted).
    */
   readonly messages: readonly ChatMessage[];
-  /** The tool-call ids this open answered with a synthetic "interrupted" result. */
+  /**
+   * The tool-call ids this open answered with a synthetic result: `interrupted` (it started, or
+   * the journal cannot tell) or `not started` (the journal shows it never started).
+   */
   readonly repairedToolCallIds: readonly string[];
+  /**
+   * The calls this open sends repaired because a strict provider would refuse them as journaled
+   * (a duplicate id, arguments that are not a JSON object); see `repairToolCalls`.
+   */
+  readonly toolCallRepairs: readonly ToolCallRepair[];
+  /** The damaged journal tail this open moved aside, if any. */
+  readonly tornTail: TornTail | undefined;
+  /**
+   * The calls of the last assistant message still without a result, now (design §8.3): after a
+   * load, those that never started; after a run that stopped at an approval prompt, its batch.
+   * The next run asks or runs them, or answers them as not started.
+   */
+  readonly pendingToolCalls: readonly PendingToolCall[];
+  /** Every tool-call id the journal holds (as sent, repaired ones included); new ids must differ. */
+  readonly toolCallIds: ReadonlySet<string>;
+  /** What the session has spent so far, over every run (from its `usage` records). */
+  readonly spend: SessionSpend;
+  /** Record the tokens one model request spent (a `usage` record with the session's model). */
+  recordUsage(usage: SessionUsage): Promise<void>;
+  /** Record that these calls are being put to the approver (`approval_requested`, fsynced). */
+  recordApprovalRequested(
+    requests: readonly { callId: string; verdict: Verdict }[],
+  ): Promise<void>;
+  /** Record that a call is about to run (`tool_started`, fsynced). */
+  recordToolStarted(callId: string): Promise<void>;
   /** The newest compaction digest (loaded, or recorded since), if any. */
   readonly compaction: SessionCompaction | undefined;
   /** Record a new compaction digest (a `compaction` journal record, redacted, fsynced). */

@@ -182,7 +182,9 @@ export interface FakeOpenAIServerOptions {
    * Behave like a strict provider: a request whose history has a tool call without its result,
    * a result without its call, a repeated tool-call id, or an `arguments` that is not a JSON
    * object is refused with HTTP 400 and an OpenAI-style `invalid_request_error`, without using a
-   * scripted turn (see {@linkcode RecordedRequest.refusal}). @default false
+   * scripted turn (see {@linkcode RecordedRequest.refusal}). On by default, as odek must send
+   * only histories such providers accept; `false` for a test that sends another history on
+   * purpose. @default true
    */
   strict?: boolean;
   /**
@@ -287,7 +289,7 @@ export async function startFakeOpenAIServer(
     closing: closing.signal,
     onRequest: armIdleTimer,
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
-    ...(options.strict ? { strict: true } : {}),
+    ...(options.strict ?? true ? { strict: true } : {}),
     ...(options.models ? { models: options.models } : {}),
   });
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();

@@ -92,7 +92,12 @@ Deno.test("TerminalRenderer names a spent budget and marks a partial summary as 
     limit: 90,
   }, scope));
   r.handle(makeRunEvent("partial_summary", { text: `half done${ESC}[2J` }, scope));
-  r.handle(makeRunEvent("stall_detected", { name: "glob", repeats: 3 }, scope));
+  r.handle(makeRunEvent("stall_detected", {
+    name: "glob",
+    repeats: 3,
+    cycle_length: 1,
+    action: "hint",
+  }, scope));
   r.handle(makeRunEvent("budget_exceeded", {
     limit_name: "runtime",
     observed: 3.02,

@@ -31,8 +31,10 @@ Deno.test("odek run trims to the per-model window from config, persists the dige
       if (isCompaction(request)) return { text: `DIGEST-${++digests}: read big.txt` };
       const last = request.body.messages.at(-1);
       if (last.role === "user" && last.content === "and now?") return { text: "still fine" };
+      // Each read asks for one more line (the same read with the same result, over and over,
+      // is a stall that ends the run).
       return ++reads <= 12
-        ? { toolCalls: [{ name: "read_file", arguments: { path: "big.txt" } }] }
+        ? { toolCalls: [{ name: "read_file", arguments: { path: "big.txt", limit: 60 + reads } }] }
         : { text: "read it twelve times" };
     },
   });

@@ -8,7 +8,7 @@ function deadPort(): number {
   return port;
 }
 
-Deno.test("odek run: a refused connection to the base URL fails fast with one line naming the URL, exit 1, session saved", async () => {
+Deno.test("odek run: a refused connection to the base URL fails fast with one line naming the URL, exit 1, the task printed back", async () => {
   await using fx = await odekFixture();
   const url = `http://127.0.0.1:${deadPort()}/v1`;
   const started = performance.now();
@@ -20,11 +20,11 @@ Deno.test("odek run: a refused connection to the base URL fails fast with one li
   assert.ok(error, result.stderr);
   assert.match(error, /^odek: Cannot reach the model at http:\/\/127\.0\.0\.1:\d+\/v1/);
   assert.ok(elapsed < 20_000, `took ${elapsed} ms`);
+  // The model was never reached: no session is left to resume (issue 14, case 10), and the
+  // task is given back.
+  assert.ok(result.stderr.endsWith("odek: your task was:\n\nhello\n\n"), result.stderr);
   const list = await fx.run(["sessions", "list"]);
-  assert.match(list.stdout, /hello/);
-  const id = list.stdout.split(" ")[0];
-  const show = await fx.run(["sessions", "show", id]);
-  assert.match(show.stdout, /── user ──\nhello/);
+  assert.match(list.stdout, /No sessions yet/);
 });
 
 Deno.test("odek run: no API key with a non-loopback base URL fails before any request", async () => {

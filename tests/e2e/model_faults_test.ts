@@ -32,6 +32,17 @@ async function show(fx: OdekFixture, id: string): Promise<string> {
   return shown.stdout;
 }
 
+/**
+ * A run whose first model request failed left nothing worth keeping (issue 14, case 10): the
+ * session is gone and its task was printed back.
+ */
+async function assertRemoved(fx: OdekFixture, id: string, stderr: string): Promise<void> {
+  assert.ok(stderr.includes(`odek: your task was:\n\ntask ${id}\n`), stderr);
+  const shown = await fx.run(["sessions", "show", id]);
+  assert.equal(shown.code, 1);
+  assert.match(shown.stderr, new RegExp(`No session "${id}"`));
+}
+
 /** Runs a task whose first model request meets `fault`, then answers FINAL. */
 async function runThrough(fx: OdekFixture, id: string, fault: Fault) {
   await using server = await startFakeOpenAIServer({
@@ -163,12 +174,12 @@ Deno.test("odek run: a far-off quota reset or an exhausted quota fails fast, say
       const error = result.stderr.split("\n").find((l) => l.startsWith("odek: The model at"));
       assert.ok(error, result.stderr);
       assert.match(error, message);
-      assert.match(await show(fx, id), new RegExp(`── user ──\\ntask ${id}`));
+      await assertRemoved(fx, id, result.stderr);
     });
   }
 });
 
-Deno.test("odek run: exhausted retries end in a clear error with the session saved", async () => {
+Deno.test("odek run: exhausted retries end in a clear error, the never-answered session removed with its task printed", async () => {
   await using fx = await fixture();
   await using server = await startFakeOpenAIServer({
     turns: () => ({ fault: { type: "status", status: 503 } }),
@@ -181,7 +192,7 @@ Deno.test("odek run: exhausted retries end in a clear error with the session sav
     result.stderr,
     /odek: The model at .* answered HTTP 503: .*gave up after 8 attempts/,
   );
-  assert.match(await show(fx, "down"), /── user ──\ntask down/);
+  await assertRemoved(fx, "down", result.stderr);
 });
 
 Deno.test("odek run: a refused connection gets two quick retries, then fails naming the URL", async () => {
@@ -197,7 +208,7 @@ Deno.test("odek run: a refused connection gets two quick retries, then fails nam
     /odek: Cannot reach the model at http:\/\/127\.0\.0\.1:\d+\/v1: connection refused/,
   );
   assert.ok(result.stderr.includes(url));
-  assert.match(await show(fx, "refused"), /── user ──\ntask refused/);
+  await assertRemoved(fx, "refused", result.stderr);
 });
 
 Deno.test("odek run --json: a retry is a model_retry event between the failed and the retried deltas", async () => {
@@ -225,12 +236,23 @@ Deno.test("odek run --json: a retry is a model_retry event between the failed an
 Deno.test("odek continue: a run stopped by an exhausted quota resumes once the provider answers", async () => {
   await using fx = await fixture();
   {
-    const { result } = await runThrough(fx, "quota-then-ok", {
-      type: "status",
-      status: 429,
-      retryAfter: "7200",
+    // A first turn answered, so the session is kept when the quota runs out (issue 14, case 10).
+    await using server = await startFakeOpenAIServer({
+      turns: [
+        { toolCalls: [{ id: "g1", name: "glob", arguments: { pattern: "*.md" } }] },
+        { fault: { type: "status", status: 429, retryAfter: "7200" } },
+      ],
     });
+    const result = await fx.run([
+      "run",
+      "--session",
+      "quota-then-ok",
+      "--base-url",
+      server.url,
+      "task quota-then-ok",
+    ]);
     assert.equal(result.code, 1);
+    assert.match(result.stderr, /The session is saved: resume it with odek continue quota-then-ok/);
   }
   await using server = await startFakeOpenAIServer({ turns: [{ text: FINAL }] });
   const resumed = await fx.run(["continue", "quota-then-ok", "--base-url", server.url]);

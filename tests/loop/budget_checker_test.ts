@@ -106,3 +106,63 @@ Deno.test("BudgetChecker.toolBatch() lets the calls under the cap run and report
     breach: { limit_name: "tool_calls", observed: 6, limit: 5 },
   });
 });
+
+Deno.test("BudgetChecker counts the session's prior spend with the run's counters", () => {
+  const c = new BudgetChecker(
+    {
+      maxInputTokens: 1000,
+      maxToolCalls: 5,
+      maxCostUsd: 1,
+      inputCostPerMillionUsd: 1000,
+      outputCostPerMillionUsd: 1000,
+    },
+    { inputTokens: 900, toolCalls: 4, costUsd: 0.5 },
+  );
+  assert.equal(c.usage(stats({ inputTokens: 99 })), undefined);
+  assert.deepEqual(c.usage(stats({ inputTokens: 100 })), {
+    limit_name: "input_tokens",
+    observed: 1000,
+    limit: 1000,
+  });
+  assert.deepEqual(c.toolBatch(stats({}), 2), {
+    runnable: 1,
+    breach: { limit_name: "tool_calls", observed: 6, limit: 5 },
+  });
+  assert.deepEqual(c.left(stats({ inputTokens: 50, outputTokens: 10, toolCalls: 1 })), {
+    input_tokens: 50,
+    tool_calls: 0,
+    cost_usd: 0.44,
+  });
+});
+
+Deno.test("BudgetChecker.prompt() refuses a prompt that alone is over what is left of the input or cost budget", async (t) => {
+  await t.step(
+    "input tokens: checked with the lower figure, reported with the whole estimate",
+    () => {
+      const c = new BudgetChecker({ maxInputTokens: 10_000 }, { inputTokens: 8_700 });
+      assert.equal(c.prompt(stats({}), 1_300), undefined, "exactly what is left still fits");
+      assert.deepEqual(c.prompt(stats({}), 1_301, 1_446), {
+        limit_name: "input_tokens",
+        observed: 10_146,
+        limit: 10_000,
+        prompt_tokens: 1_446,
+      });
+    },
+  );
+  await t.step("cost: the prompt's input price alone", () => {
+    const c = new BudgetChecker(
+      { maxCostUsd: 0.01, inputCostPerMillionUsd: 2, outputCostPerMillionUsd: 8 },
+      { costUsd: 0.008 },
+    );
+    assert.equal(c.prompt(stats({}), 1_000), undefined); // $0.002
+    assert.deepEqual(c.prompt(stats({}), 1_001), {
+      limit_name: "cost_usd",
+      observed: 0.010002,
+      limit: 0.01,
+      prompt_tokens: 1_001,
+    });
+  });
+  await t.step("no budget, no refusal", () => {
+    assert.equal(new BudgetChecker().prompt(stats({}), 1e9), undefined);
+  });
+});

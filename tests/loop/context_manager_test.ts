@@ -280,9 +280,11 @@ Deno.test("calibration: a provider that counts 3× the estimate makes trimming s
       step++;
       const estimate = Math.ceil(JSON.stringify(request.messages).length / 4);
       const usage = { prompt_tokens: estimate * factor, completion_tokens: 1 };
-      return step > 20
-        ? { text: "ok", usage }
-        : { toolCalls: [{ id: `s${step}`, name: "shell", arguments: { command: "x" } }], usage };
+      return step > 20 ? { text: "ok", usage } : {
+        // Each call differs: the same call with the same result six times is a stall.
+        toolCalls: [{ id: `s${step}`, name: "shell", arguments: { command: `x${step}` } }],
+        usage,
+      };
     });
     const events: RunEvent[] = [];
     await runAgent({

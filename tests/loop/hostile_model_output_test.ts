@@ -66,7 +66,9 @@ Deno.test("StallDetector.observe() compares over-deep arguments as text instead 
   const detector = new StallDetector();
   const call = { id: "c", type: "function" as const, function: { name: "glob", arguments: DEEP } };
   let stall;
-  for (let i = 0; i < 5 && stall === undefined; i++) stall = detector.observe([call]);
+  for (let i = 0; i < 5 && stall === undefined; i++) {
+    stall = detector.observe([{ call, result: "same" }]);
+  }
   assert.equal(stall?.name, "glob");
 });
 

@@ -61,7 +61,9 @@ Deno.test("runAgent() answers 3 identical calls with a hint from odek and goes o
   ], () => ok("nothing"));
   const outcome = await h.run();
   assert.equal(outcome.type, "completed");
-  assert.deepEqual(h.of("stall_detected").map((e) => e.data), [{ name: "glob", repeats: 3 }]);
+  assert.deepEqual(h.of("stall_detected").map((e) => e.data), [
+    { name: "glob", repeats: 3, cycle_length: 1, action: "hint" },
+  ]);
   const hints = h.journal.filter((m) => m.role === "user");
   assert.equal(hints.length, 1);
   assert.match(hints[0].content, /^\[odek\] You have called glob with the same arguments 3 times/);
@@ -246,19 +248,21 @@ Deno.test("runAgent() runs the calls under the tool-call cap and refuses the res
 });
 
 Deno.test("runAgent() stops at a token or cost budget before running the calls of that turn", async (t) => {
-  const usage = { prompt_tokens: 500, completion_tokens: 40 };
+  // The prompt (about 2,000 tokens with the tool schemas) fits the input budget; the reported
+  // usage of the turn crosses it.
+  const usage = { prompt_tokens: 5000, completion_tokens: 40 };
   const cases: [string, RunAgentOptions["budgets"], string, number][] = [
-    ["input tokens", { maxInputTokens: 400 }, "input_tokens", 500],
+    ["input tokens", { maxInputTokens: 4000 }, "input_tokens", 5000],
     ["output tokens", { maxOutputTokens: 40 }, "output_tokens", 40],
     [
       "cost",
       {
-        maxCostUsd: 0.001,
+        maxCostUsd: 0.01,
         inputCostPerMillionUsd: 2,
         outputCostPerMillionUsd: 10,
       },
       "cost_usd",
-      0.0014,
+      0.0104,
     ],
   ];
   for (const [name, budgets, limitName, observed] of cases) {
@@ -277,7 +281,7 @@ Deno.test("runAgent() stops at a token or cost budget before running the calls o
   }
   await t.step("a final answer that crosses a budget still completes", async () => {
     const h = harness([{ text: "done", usage }], () => ok("x"), {
-      budgets: { maxInputTokens: 10 },
+      budgets: { maxInputTokens: 4000 },
     });
     assert.equal((await h.run()).type, "completed");
   });

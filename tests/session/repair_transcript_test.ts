@@ -33,7 +33,7 @@ Deno.test("repairTranscript() answers the 2 missing calls of a 3-call batch in c
       "re-run and may have had partial effects. Check its effects before retrying.",
   );
   assert.deepEqual(input, frozen, "input must not be modified");
-  assert.deepEqual(repairTranscript(messages), { messages, repairedToolCallIds: [] });
+  assert.deepEqual(repairTranscript(messages), { messages, repairedToolCallIds: [], pending: [] });
 });
 
 Deno.test("repairTranscript() handles each transcript shape", async (t) => {

@@ -84,7 +84,7 @@ Deno.test("fake server strict mode refuses histories strict providers refuse, wi
   }
 });
 
-Deno.test("fake server strict mode passes a valid history to the script, and off it passes anything", async () => {
+Deno.test("fake server strict mode (the default) passes a valid history to the script, and off it passes anything", async () => {
   const valid = [
     { role: "system", content: "s" },
     user,
@@ -98,7 +98,11 @@ Deno.test("fake server strict mode passes a valid history to the script, and off
   const accepted = await post(strict.url, valid);
   assert.equal(accepted.status, 200);
   assert.equal(accepted.body.choices[0].message.content, "fine");
-  await using lax = await startFakeOpenAIServer({ turns: [{ text: "lax" }] });
+  await using byDefault = await startFakeOpenAIServer({ turns: [{ text: "strict" }] });
+  const refused = await post(byDefault.url, [user, assistant(call("a", "nope"))]);
+  assert.equal(refused.status, 400);
+  assert.equal(byDefault.requests[0].refused, true);
+  await using lax = await startFakeOpenAIServer({ turns: [{ text: "lax" }], strict: false });
   const broken = await post(lax.url, [user, assistant(call("a", "nope"))]);
   assert.equal(broken.status, 200);
   assert.equal(lax.requests[0].refused, undefined);
