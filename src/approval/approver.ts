@@ -22,6 +22,7 @@ export const VerdictSchema: z.ZodType<Verdict> = z.object({
   parts: z.array(VerdictPartSchema),
   decision: z.enum(["allow", "ask", "deny"]),
   reason: z.string(),
+  askEveryTime: z.string().optional(),
 });
 
 /** Zod schema of one call in an {@linkcode ApprovalRequest}. */
@@ -36,6 +37,8 @@ export const ApprovalCallSchema = z.object({
   verdict: VerdictSchema,
   /** What to show the operator instead of the arguments: the full command or a file-write diff. */
   preview: z.string().optional(),
+  /** The whole diff when `preview` leaves part of it out (counted in its last line). */
+  fullPreview: z.string().optional(),
 });
 /** One call that asks. */
 export type ApprovalCall = z.infer<typeof ApprovalCallSchema>;

@@ -7,7 +7,8 @@ import { dirname, isAbsolute, normalize } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import type { PinnedPath } from "../_util/pin_path.ts";
 import type { PermissionSet } from "./permission_set.ts";
-import { EGRESS_LAUNCHER } from "./_egress_launcher.ts";
+import { EGRESS_LAUNCHER, EGRESS_TOKEN_ENV } from "./_egress_launcher.ts";
+import { GIT_NEUTRAL_ENV } from "./_git_neutral_env.ts";
 import {
   CLOSE_DESCRIPTORS,
   type MountCheck,
@@ -89,6 +90,29 @@ export interface SandboxContext {
    * 2 are closed either way. @default no pinning
    */
   pin?: (path: string) => PinnedPath | null;
+  /**
+   * Programs only: the session host's private scratch directory (created by the core, mode
+   * 0700), bound writable at its real path and exported as `TMPDIR`. The host's `/tmp` stays
+   * visible read-only (but for the workspace, added directories and granted targets under it),
+   * so a write elsewhere in `/tmp` fails visibly instead of landing in a discarded copy.
+   * Absent: `TMPDIR` is `/tmp`, which a program can read but not write. @default none
+   */
+  scratchDir?: string;
+  /**
+   * The directory holding every session host's scratch and host-port sockets (one per user):
+   * hidden under an empty tmpfs in every sandbox, with the own `scratchDir` bound back for
+   * programs. @default none
+   */
+  scratchRoot?: string;
+  /**
+   * Programs only: the session host's network namespace, which every program of the host joins
+   * (so a server started by one answers a later one): `enter` is the argv prefix that joins it
+   * (util-linux `nsenter --net=/proc/<holder>/ns/net --`), `ino` its inode, which the check
+   * inside the sandbox compares with the namespace the program really is in. Absent: each
+   * program gets a namespace of its own (`--unshare-net`). Tool children always get their own.
+   * @default none
+   */
+  netns?: { enter: readonly string[]; ino: string };
 }
 
 /** {@linkcode SandboxContext.tmpfsMaxBytes} when absent (1 GiB). */
@@ -127,7 +151,17 @@ exec "$@"`;
  */
 export type SandboxCommand =
   | { kind: "tool_child"; entry: string; permissions?: "scoped" | "none" }
-  | { kind: "program"; argv: string[] };
+  | {
+    kind: "program";
+    argv: string[];
+    /**
+     * The call's egress credential (`EgressProxy.issue`): with a `proxy` network policy the
+     * proxy variables carry it (`http://odek:<token>@127.0.0.1:<port>`), so a sibling sandbox
+     * on the same loopback cannot use this call's forwarder. A spare gets it with its command
+     * instead (`STANDBY_LAUNCHER`). @default none
+     */
+    egressToken?: string;
+  };
 
 /** The V8 heap cap of a tool child without permissions, in MiB (it evaluates model input). */
 export const ISOLATED_CHILD_HEAP_MB = 512;
@@ -230,6 +264,7 @@ export function renderSandbox(
   const writes = isolated ? [] : unique(set.writePaths.map(checked));
   const reads = isolated ? [] : unique([c.workspace, ...set.readPaths, ...writes].map(checked));
   const cwd = isolated ? "/" : checked(c.workspace);
+  const scratch = !toolChild && c.scratchDir !== undefined ? checked(c.scratchDir) : null;
   const env: Record<string, string> = {
     ...c.extraEnv,
     PATH: SANDBOX_PATH,
@@ -237,10 +272,13 @@ export function renderSandbox(
     PWD: cwd,
     OLDPWD: cwd,
     LANG: "C.UTF-8",
-    TMPDIR: "/tmp",
+    TMPDIR: scratch ?? "/tmp",
     NO_COLOR: "1",
     ...(toolChild ? { DENO_DIR: c.denoDir } : {}),
   };
+  // The fixed git keys a repository could set to run a program, neutralised for a program whose
+  // workspace is read-only (a read scope: nothing configured by the repository may run).
+  if (!toolChild && !writes.includes(checked(c.workspace))) Object.assign(env, GIT_NEUTRAL_ENV);
   const egress = set.network.type === "proxy" && c.egressSocket !== undefined;
   const sandboxed = c.mode === "bwrap" && c.bwrapPath !== null;
   const socket = egress ? (sandboxed ? EGRESS_SOCKET_IN_SANDBOX : checked(c.egressSocket!)) : "";
@@ -252,6 +290,7 @@ export function renderSandbox(
     forward.push(`--allow-read=${socket}`, `--allow-write=${socket}`, forwarder, socket);
     inner = ["bash", "-c", EGRESS_LAUNCHER, "odek-egress", String(forward.length), ...forward];
     inner.push(...command.argv);
+    if (command.egressToken) env[EGRESS_TOKEN_ENV] = command.egressToken;
   }
   if (toolChild) {
     const run = set.runBinaries.map(checked);
@@ -287,11 +326,19 @@ export function renderSandbox(
   // [op, path, order at equal depth]; tmpfs hides before anything is bound back on top of it.
   // /run (and /var/run, a link to it) holds the host's sockets: docker, D-Bus, systemd, agents.
   // A read-only mount does not stop connect() on a socket file, so it is hidden too.
+  // A program sees the host's /tmp read-only (a write elsewhere in it fails visibly) and writes
+  // temporary files in its host's scratch. Where it may connect to Unix sockets (approved
+  // network, or no seccomp filter) /tmp is an empty read-only tmpfs instead, so no host socket
+  // there is reachable; tool children keep a private tmpfs (they run no programs).
+  const unixSockets = egress || !(c.seccompFile ?? null);
+  const emptyTmp = toolChild || unixSockets;
   const mounts: [string, string, number, string?][] = [
-    ["--tmpfs", "/tmp", 0],
+    ...(emptyTmp ? [["--tmpfs", "/tmp", 0] as [string, string, number]] : []),
     ["--tmpfs", "/run", 0],
     ["--tmpfs", checked(c.home), 0],
   ];
+  if (c.scratchRoot !== undefined) mounts.push(["--tmpfs", checked(c.scratchRoot), 0]);
+  if (scratch !== null) mounts.push(["--bind", scratch, 1]);
   for (const root of c.protectedRoots) mounts.push(["--tmpfs", checked(root), 0]);
   for (const dir of c.hiddenPaths?.dirs ?? []) mounts.push(["--tmpfs", checked(dir), 0]);
   for (const file of c.hiddenPaths?.files ?? []) mounts.push([HIDE_FILE, checked(file), 0]);
@@ -315,14 +362,24 @@ export function renderSandbox(
   for (const path of writes) {
     if (!writes.some((other) => covers(other, path, blockers))) mounts.push(["--bind", path, 2]);
   }
+  // Protected files inside a writable path (hooks, .git/config, .envrc …): read-only over it.
+  // Only existing ones: bwrap would leave an empty placeholder where a missing one was mounted.
+  for (const path of unique((isolated ? [] : set.readOnlyPaths ?? []).map(checked))) {
+    if (writes.some((w) => w === path || covers(w, path, []))) {
+      mounts.push(["--ro-bind-try", path, 3]);
+    }
+  }
   for (const [, path] of mounts) if (path === "/") throw new RangeError("Cannot hide or bind /");
   mounts.sort((a, b) => depth(a[3] ?? a[1]) - depth(b[3] ?? b[1]) || a[2] - b[2]);
+  // A program joins its host's network namespace (entered before the launcher); everything else
+  // gets a namespace of its own with only `lo`.
+  const shared = !toolChild && c.netns !== undefined;
   const argv = [
     c.bwrapPath,
     "--die-with-parent",
     "--new-session",
     "--unshare-all",
-    "--unshare-net",
+    shared ? "--share-net" : "--unshare-net",
   ];
   const tmpfsBytes = c.tmpfsMaxBytes ?? DEFAULT_TMPFS_MAX_BYTES;
   if (!Number.isSafeInteger(tmpfsBytes) || tmpfsBytes < HIDE_TMPFS_BYTES) {
@@ -347,20 +404,27 @@ export function renderSandbox(
     if (op === HIDE_FILE) argv.push("--ro-bind", "/dev/null", path);
     else if (op !== "--tmpfs") argv.push(...pinnedBind(c.pin, op, path, dest ?? path, checks));
     else {
-      // tmpfs lives in RAM: /tmp and the home get the configured cap, hiding ones next to none.
-      const size = path === "/tmp" || path === checked(c.home) ? tmpfsBytes : HIDE_TMPFS_BYTES;
+      // tmpfs lives in RAM: a private /tmp and the home get the configured cap, hiding ones next
+      // to none (a program's empty /tmp is read-only).
+      const big = (path === "/tmp" && toolChild) || path === checked(c.home);
+      const size = big ? tmpfsBytes : HIDE_TMPFS_BYTES;
       argv.push("--size", String(size), op, path);
     }
   }
+  // Nothing may be written where a host path is hidden or shown empty: it would be discarded.
+  if (c.scratchRoot !== undefined) argv.push("--remount-ro", checked(c.scratchRoot));
+  if (emptyTmp && !toolChild) argv.push("--remount-ro", "/tmp");
   // The working directory is checked too: a workspace covered by a writable parent has no bind.
   const start = isolated ? { path: "", pin: "" } : pinnedStart(c.pin, cwd);
-  argv.push("--chdir", cwd, "--", ...sandboxCheckArgv(checks, start, inner));
+  const netns = shared ? c.netns!.ino : "";
+  argv.push("--chdir", cwd, "--", ...sandboxCheckArgv(checks, start, inner, { netns }));
   const limit = toolChild ? null : c.pidsCgroup ?? null;
   const max = c.maxProcesses ?? DEFAULT_MAX_PROCESSES;
   if (!Number.isSafeInteger(max) || max < 8) {
     throw new RangeError(`maxProcesses must be an integer of at least 8, not ${max}`);
   }
-  const launcher = ["/bin/sh", "-c", SANDBOX_LAUNCHER, "odek-sandbox"];
+  const launcher = [...(shared ? c.netns!.enter : []), "/bin/sh", "-c", SANDBOX_LAUNCHER];
+  launcher.push("odek-sandbox");
   launcher.push(limit === null ? "" : checked(limit), limit === null ? "" : String(max), filter);
   return { argv: [...launcher, ...argv], env };
 }

@@ -16,15 +16,24 @@ import { withEgressDecision } from "./_egress_refusal.ts";
 import { derivePermissions } from "./derive_permissions.ts";
 import type { EgressDecision, EgressProxy } from "./egress_proxy.ts";
 import type { PermissionSet } from "./permission_set.ts";
-import { createMissingTargets, removeUntouched } from "./_granted_targets.ts";
+import { grantedTargets, prepareGrants, releaseGrants, withGrantNotes } from "./_call_grants.ts";
+import { type BrokerHost, openBrokerHost } from "./_broker_host.ts";
+import { ProtectedReverts } from "./_protected_reverts.ts";
 import { realTargets } from "./_real_targets.ts";
+import { type RevertedPath, type WorkspaceFacts, WorkspaceGuard } from "./workspace_guard.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 import { runShell } from "./run_shell.ts";
 import { BackgroundJobs } from "./background_jobs.ts";
 import { runBackgroundTool } from "./_run_background_tool.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
 import { SandboxRefusals } from "./_sandbox_refusals.ts";
-import type { SandboxRefusal, ToolBroker, ToolInvocation, ToolResult } from "./tool_broker.ts";
+import type {
+  ProtectedRevert,
+  SandboxRefusal,
+  ToolBroker,
+  ToolInvocation,
+  ToolResult,
+} from "./tool_broker.ts";
 
 /** Options for {@linkcode SandboxBroker}. */
 export interface SandboxBrokerOptions {
@@ -54,6 +63,18 @@ export interface SandboxBrokerOptions {
    * Without it, a granted network part stays offline: the sandbox keeps only `lo`.
    */
   egress?: EgressProxy;
+  /**
+   * Where the session host's private scratch (every program's `TMPDIR`) is created.
+   * @default "/tmp"
+   */
+  tmpDir?: string;
+  /**
+   * Whether the programs of this broker (shell commands, background jobs) share one network
+   * namespace, so a server one started answers a later one. @default true
+   */
+  sharedNetwork?: boolean;
+  /** Host ports forwarded into the shared namespace (`--allow-host-port`). @default [] */
+  hostPorts?: readonly number[];
 }
 
 /** The scope of every compute call: nothing at all. */
@@ -104,6 +125,13 @@ export class SandboxBroker implements ToolBroker {
   #jobs = new BackgroundJobs();
   /** Shell calls in flight per granted write target, so a placeholder outlives every user. */
   #targetUsers = new Map<string, number>();
+  /** The scratch and the shared network namespace, set up before the first call. */
+  #host: Promise<BrokerHost> | undefined;
+  /** The workspace's protected files: bound read-only, reverted after writable calls. */
+  #guard: WorkspaceGuard;
+  #reverts = new ProtectedReverts();
+  /** Calls run so far (a unique key per call for the guard). */
+  #calls = 0;
   #closed = false;
   /** Whether the common file-tool children were started ahead of time. */
   #warmed = false;
@@ -127,10 +155,73 @@ export class SandboxBroker implements ToolBroker {
       permissions: "none",
     });
     this.#webPool = new ToolChildPool({
-      context: this.#context,
+      // odek's own web child reaches the proxy without a per-call credential: its namespace is
+      // its own, so nothing else can use its forwarder.
+      context: options.egress
+        ? { ...options.context, egressSocket: options.egress.trustedSocketPath }
+        : options.context,
       entry: join(options.context.toolsDir, "web.ts"),
       callTimeoutMs: WEB_CALL_TIMEOUT_MS,
     });
+    this.#guard = new WorkspaceGuard({ home: options.context.home });
+  }
+
+  /**
+   * Set up the session host's scratch directory and shared network namespace (done by the first
+   * call otherwise). Idempotent; never throws.
+   *
+   * @returns what could not be set up, one sentence each (shown to the operator)
+   */
+  async start(): Promise<string[]> {
+    this.#host ??= openBrokerHost({
+      context: this.#options.context,
+      tmpDir: this.#options.tmpDir ?? "/tmp",
+      sharedNetwork: this.#options.sharedNetwork ?? true,
+      hostPorts: this.#options.hostPorts ?? [],
+    });
+    return [...(await this.#host).warnings];
+  }
+
+  /** The host's scratch directory (`TMPDIR` of every program), once {@linkcode start} ran. */
+  async scratchDir(): Promise<string | undefined> {
+    await this.start();
+    return (await this.#host!).scratch?.dir;
+  }
+
+  /** Whether programs share one network namespace (after {@linkcode start}). */
+  async sharesNetwork(): Promise<boolean> {
+    await this.start();
+    return (await this.#host!).network !== null;
+  }
+
+  /**
+   * The workspace's protected files and the programs its repositories configure, scanned now
+   * (synchronously: for the classifier's context before each call).
+   *
+   * @param workspace the workspace (real path)
+   */
+  workspaceFacts(workspace: string): WorkspaceFacts {
+    return this.#guard.facts(workspace);
+  }
+
+  /**
+   * Report every time odek undid changes a call made to files the host runs later, until the
+   * returned function is called. @returns the function that stops the reports
+   */
+  onProtectedRevert(listener: (revert: ProtectedRevert) => void): () => void {
+    return this.#reverts.subscribe(listener);
+  }
+
+  /** The context of a program or child of this host: with the scratch and the namespace. */
+  async #hostContext(): Promise<Omit<SandboxContext, "workspace">> {
+    await this.start();
+    const host = await this.#host!;
+    const network = host.network !== null && host.network.alive ? host.network : null;
+    return {
+      ...this.#context,
+      ...(host.scratch ? { scratchDir: host.scratch.dir, scratchRoot: host.scratch.root } : {}),
+      ...(network ? { netns: { enter: network.enter, ino: network.ino } } : {}),
+    };
   }
 
   /**
@@ -208,14 +299,71 @@ export class SandboxBroker implements ToolBroker {
       protectedRoots: context.protectedRoots,
       home: context.home,
     });
-    const set = derivePermissions({ ...invocation, args }, real, trustLevel, {
-      workspace,
-      protectedRoots: context.protectedRoots,
-      addDirs,
-    });
+    const derive = (protectedPaths: readonly string[] = []) =>
+      derivePermissions({ ...invocation, args }, real, trustLevel, {
+        workspace,
+        protectedRoots: context.protectedRoots,
+        addDirs,
+        protectedPaths,
+      });
+    const base = derive();
+    // A scope that writes the workspace: its protected files stay as they are (bound read-only
+    // when they exist, reverted when the call made new ones or changed them).
+    const writable = base.writePaths.includes(workspace) && tool.category !== "compute" &&
+      tool.category !== "web";
+    const approved = base.writePaths.filter((p) => p !== workspace);
+    let facts: WorkspaceFacts | undefined;
+    if (writable) {
+      const begun = this.#guard.begin(workspace, `${invocation.id}#${this.#calls}`, approved);
+      this.#reverts.report(invocation, begun.reverted);
+      facts = begun.facts;
+    }
+    const key = `${invocation.id}#${this.#calls++}`;
+    let ended = !writable;
+    let deferred = false;
+    const finish = () => {
+      if (ended) return [];
+      ended = true;
+      return this.#guard.end(workspace, key, approved);
+    };
+    const end = () => (deferred ? [] : finish());
+    try {
+      const set = facts ? derive(facts.protectedRoots) : base;
+      const result = await this.#dispatch(invocation, tool, args, set, workspace, addDirs, {
+        protectedExtra: facts?.protectedExtra ?? [],
+        signal,
+        defer: () => {
+          deferred = true;
+          return finish;
+        },
+      });
+      const undone = end();
+      this.#reverts.report(invocation, undone);
+      return this.#reverts.annotate(result, undone, workspace);
+    } finally {
+      end();
+    }
+  }
+
+  async #dispatch(
+    invocation: ToolInvocation,
+    tool: NonNullable<ReturnType<typeof findBuiltinTool>>,
+    args: Record<string, unknown>,
+    set: PermissionSet,
+    workspace: string,
+    addDirs: AddDir[],
+    options: {
+      protectedExtra: readonly string[];
+      signal?: AbortSignal;
+      /** Hand the end of the protected-file check to something outliving the call (a job). */
+      defer: () => () => RevertedPath[];
+    },
+  ): Promise<ToolResult> {
+    const { name } = invocation;
+    const { signal } = options;
+    const context = await this.#hostContext();
     if (tool.category === "files") {
-      const roots = addDirs.map((dir) => dir.path);
-      return await this.#pool.call(name, args, { set, workspace, roots, signal });
+      return await this.#runFile(invocation, args, set, workspace, addDirs, options);
     }
     if (tool.category === "compute") {
       return await this.#computePool.call(name, args, {
@@ -226,9 +374,19 @@ export class SandboxBroker implements ToolBroker {
     }
     if (tool.category === "web") return await this.#runWeb(name, args, set, workspace, signal);
     if (tool.category === "bg") {
+      const credential = name === "bg_start" && set.network.type !== "none"
+        ? this.#options.egress?.issue()
+        : undefined;
+      // A job lives past this call: its protected-file check and its credential end with it.
+      const ending = name === "bg_start" ? options.defer() : () => [];
       return await runBackgroundTool(this.#jobs, name, args, {
         set,
         context: { ...context, workspace },
+        ...(credential ? { egressToken: credential.token } : {}),
+        onExit: () => {
+          credential?.revoke();
+          this.#reverts.report(invocation, ending());
+        },
       });
     }
     if (tool.category !== "shell") {
@@ -236,17 +394,21 @@ export class SandboxBroker implements ToolBroker {
     }
     // Granted targets: write paths other than the workspace and the added directories, and not
     // inside another writable path (that one's bind already covers them).
-    const granted = set.writePaths.filter((path) =>
-      path !== workspace && !addDirs.some((dir) => dir.path === path) &&
-      !set.writePaths.some((other) => other !== path && isInside(path, other))
-    );
+    const granted = grantedTargets(set, workspace, addDirs);
     for (const target of granted) {
       this.#targetUsers.set(target, (this.#targetUsers.get(target) ?? 0) + 1);
     }
-    // After approval, before the sandbox: a missing granted target gets a placeholder to bind.
-    const placeholders = context.mode === "none"
-      ? [] // unconfined: the program writes the real path itself
-      : await createMissingTargets(granted, context.protectedRoots);
+    // After approval, before the sandbox: a missing granted target gets a placeholder to bind;
+    // one that cannot have one (its directory is missing) is left out, and the call told why.
+    // Unconfined (`sandbox: "none"`), the program writes the real path itself.
+    const grants = await prepareGrants(
+      set,
+      granted,
+      context.protectedRoots,
+      context.mode !== "none",
+    );
+    const placeholders = grants.placeholders;
+    const credential = set.network.type !== "none" ? this.#options.egress?.issue() : undefined;
     const seconds = typeof args.timeout_seconds === "number" ? args.timeout_seconds : undefined;
     const controller = new AbortController();
     const onAbort = () => controller.abort();
@@ -254,8 +416,8 @@ export class SandboxBroker implements ToolBroker {
     if (signal?.aborted) controller.abort();
     this.#shells.add(controller);
     try {
-      return await runShell(String(args.command), {
-        set,
+      const result = await runShell(String(args.command), {
+        set: grants.set,
         context: { ...context, workspace },
         timeoutMs: seconds !== undefined
           ? seconds * 1000
@@ -263,18 +425,78 @@ export class SandboxBroker implements ToolBroker {
         signal: controller.signal,
         // A spare started earlier may bind an older placeholder: start this one on demand.
         ...(placeholders.length === 0 ? { standby: this.#standby } : {}),
+        ...(credential ? { egressToken: credential.token } : {}),
       });
+      return withGrantNotes(result, grants);
     } finally {
+      credential?.revoke();
       this.#shells.delete(controller);
       signal?.removeEventListener("abort", onAbort);
       for (const target of granted) {
         this.#targetUsers.set(target, (this.#targetUsers.get(target) ?? 1) - 1);
       }
       const idle = placeholders.filter((p) => (this.#targetUsers.get(p.target) ?? 0) === 0);
-      await removeUntouched(idle);
+      await releaseGrants({ ...grants, placeholders: idle });
       for (const target of granted) {
         if (this.#targetUsers.get(target) === 0) this.#targetUsers.delete(target);
       }
+    }
+  }
+
+  /**
+   * A file-tool call in the file child for its scope. Targets its approval granted outside the
+   * workspace and the added directories are bound as single files (a placeholder when missing)
+   * and written in place; such a child serves only this call, since its placeholder may go.
+   */
+  async #runFile(
+    invocation: ToolInvocation,
+    args: Record<string, unknown>,
+    set: PermissionSet,
+    workspace: string,
+    addDirs: AddDir[],
+    options: { protectedExtra: readonly string[]; signal?: AbortSignal },
+  ): Promise<ToolResult> {
+    const context = this.#context;
+    const granted = grantedTargets(set, workspace, addDirs);
+    const writes = invocation.name === "write_file" || invocation.name === "patch";
+    const grants = await prepareGrants(set, writes ? granted : [], context.protectedRoots, true);
+    if (grants.refused.length > 0) {
+      const { path, why } = grants.refused[0];
+      return failure(
+        "denied",
+        `${invocation.name} was not run: odek cannot grant ${path}: ${why}. Create the directory first, or ask the operator to add it with --add-dir DIR.`,
+      );
+    }
+    // Targets inside the workspace an approval named (a protected file) are granted too.
+    const inside = set.writePaths.filter((p) => p !== workspace && isInside(p, workspace));
+    const roots = addDirs.map((dir) => dir.path);
+    let result: ToolResult | undefined;
+    try {
+      result = await this.#pool.call(invocation.name, args, {
+        set: grants.set,
+        workspace,
+        roots,
+        grants: [...grants.targets, ...inside],
+        protectedExtra: [...options.protectedExtra],
+        oneShot: grants.targets.length > 0,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      if (
+        !result.ok && /read-only file system/i.test(result.error.message) &&
+        !set.writePaths.includes(workspace)
+      ) {
+        result = {
+          ok: false,
+          error: {
+            ...result.error,
+            message:
+              `${result.error.message} (the scope of this call keeps the workspace read-only)`,
+          },
+        };
+      }
+      return result;
+    } finally {
+      await releaseGrants(grants, result?.ok === true);
     }
   }
 
@@ -337,6 +559,7 @@ export class SandboxBroker implements ToolBroker {
     } catch {
       return; // the first real call reports it
     }
+    const protectedPaths = this.#guard.facts(workspace).protectedRoots;
     for (const name of ["read_file", "write_file"]) {
       const invocation = { id: "warm", name, args: { path: "." } };
       const set = derivePermissions(
@@ -347,6 +570,7 @@ export class SandboxBroker implements ToolBroker {
           workspace,
           protectedRoots: this.#context.protectedRoots,
           addDirs,
+          protectedPaths,
         },
       );
       if (this.#closed) return;
@@ -354,7 +578,10 @@ export class SandboxBroker implements ToolBroker {
     }
   }
 
-  /** Kill every tool child and every shell sandbox in flight. Idempotent; later calls fail as data. */
+  /**
+   * Kill every tool child and every shell sandbox in flight, stop the shared network namespace
+   * and remove the scratch directory. Idempotent; later calls fail as data.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     for (const controller of this.#shells) controller.abort();
@@ -366,6 +593,7 @@ export class SandboxBroker implements ToolBroker {
       this.#jobs.close(),
     ]);
     await this.#options.egress?.close();
+    await (await this.#host)?.close();
   }
 
   /** {@linkcode SandboxBroker.close}: for `await using`. */

@@ -78,6 +78,15 @@ export interface ToolInvocation {
  * A call the broker refused because a path it checked changed before the sandbox used it (a
  * concurrent rename: see docs/security.md, "Races").
  */
+/** Files the host runs later that a call (or background job) changed, and odek undid. */
+export interface ProtectedRevert {
+  /** The tool-call id (for a background job, the call that started it). */
+  callId: string;
+  name: string;
+  /** Each path and what was done: `removed` (it was new), `restored`, or `kept` with why. */
+  paths: { path: string; action: "removed" | "restored" | "kept"; why?: string }[];
+}
+
 export interface SandboxRefusal {
   /** The tool-call id. */
   callId: string;
@@ -111,6 +120,11 @@ export interface ToolBroker extends AsyncDisposable {
    * the returned function is called. Brokers without sandboxes need not implement it.
    */
   onSandboxRefusal?(listener: (refusal: SandboxRefusal) => void): () => void;
+  /**
+   * Report each time odek undid a call's changes to files the host runs later (hooks,
+   * `.git/config`, `.envrc` …), until the returned function is called.
+   */
+  onProtectedRevert?(listener: (revert: ProtectedRevert) => void): () => void;
   /** Stop every child this broker started. Idempotent. */
   close(): Promise<void>;
 }

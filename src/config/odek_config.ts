@@ -115,6 +115,12 @@ export const ConfigLayerSchema = z.strictObject({
         "a domain name or an IP address",
       ),
     ).max(1000).optional(),
+    /**
+     * Ports of services on the host's own `127.0.0.1` (a database on 5432) that programs may
+     * reach: inside the sandbox `127.0.0.1:<port>` is forwarded to them. Every other loopback
+     * port is the session's own loopback.
+     */
+    allowHostPorts: z.array(z.int().min(1).max(65535)).max(64).optional(),
   }).optional(),
   retry: z.strictObject({
     /** Model request attempts in all, the first included (1 = never retry). */
@@ -195,7 +201,7 @@ export interface OdekConfig {
     compactionTimeoutSeconds: number;
     compactionMaxTokens: number;
   };
-  network: { allowDomains: string[] };
+  network: { allowDomains: string[]; allowHostPorts: number[] };
 }
 
 /** What the config may say about one model. */
@@ -247,5 +253,5 @@ export const DEFAULT_CONFIG: OdekConfig = {
     compactionMaxTokens: 1024,
   },
   toolOutput: { maxBytes: 16_384, headBytes: 12_288, tailBytes: 4_096 },
-  network: { allowDomains: [] },
+  network: { allowDomains: [], allowHostPorts: [] },
 };

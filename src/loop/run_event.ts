@@ -80,6 +80,15 @@ export interface RunEventData {
    * is not the object odek pinned: a concurrent rename; docs/security.md, "Races").
    */
   sandbox_refused: { call_id: string; name: string; reason: string };
+  /**
+   * odek undid a call's (or background job's) changes to files the host runs later (hooks,
+   * `.git/config`, `.envrc`, editor settings; issue 13): each path and what was done.
+   */
+  protected_reverted: {
+    call_id: string;
+    name: string;
+    paths: { path: string; action: "removed" | "restored" | "kept"; why?: string }[];
+  };
   /** Tool calls left without a result by a crash got a synthetic "interrupted" result on resume. */
   session_repaired: { tool_call_ids: string[] };
   session_saved: { message_count: number };

@@ -18,6 +18,7 @@ import type { Clock } from "../llm/clock.ts";
 import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
 import type { OpenSession } from "../session/session_store.ts";
 import { buildGate } from "./build_gate.ts";
+import { readOnlyWorkspace } from "../config/read_only_workspace.ts";
 import { buildModel, type ModelFactory } from "./build_model.ts";
 import {
   checkBoolean,
@@ -203,18 +204,26 @@ export async function openSessionHost(
       ...(parts.clock ? { clock: parts.clock } : {}),
     });
     const trust = options.trust ?? settings.config.trustLevel;
-    const gate = buildGate(settings, resolved, {
-      classifier: await classifier,
-      approver: options.approver ?? new NonInteractiveApprover(),
-      trustLevel: trust,
-      addDirs: addDirs.granted,
-    });
     const warnings: string[] = [];
     broker = await buildBroker(settings, resolved, {
       context,
       addDirs: addDirs.parsed,
       trustLevel: trust,
       warn: (message) => warnings.push(message),
+    });
+    // The scratch and the shared network namespace belong to the host (design §8.1).
+    warnings.push(...(await broker.start()));
+    const readOnly = await readOnlyWorkspace(workspace);
+    if (readOnly) warnings.push(readOnly);
+    const hostBroker = broker;
+    const gate = buildGate(settings, resolved, {
+      classifier: await classifier,
+      approver: options.approver ?? new NonInteractiveApprover(),
+      trustLevel: trust,
+      addDirs: addDirs.granted,
+      scratchDir: await broker.scratchDir(),
+      hostPorts: (await broker.sharesNetwork()) ? settings.config.network.allowHostPorts : [],
+      facts: () => hostBroker.workspaceFacts(workspace),
     });
     if (!session) {
       const task = target.task!;

@@ -166,6 +166,9 @@ export class Run implements AsyncDisposable {
     const stopRefusals = init.broker.onSandboxRefusal?.(({ callId, name, reason }) => {
       emit("sandbox_refused", { call_id: callId, name, reason });
     });
+    const stopReverts = init.broker.onProtectedRevert?.(({ callId, name, paths }) => {
+      emit("protected_reverted", { call_id: callId, name, paths });
+    });
     if (init.repaired.length > 0) emit("session_repaired", { tool_call_ids: [...init.repaired] });
     try {
       const outcome = await runAgent({
@@ -218,6 +221,7 @@ export class Run implements AsyncDisposable {
     } finally {
       stopEgress?.();
       stopRefusals?.();
+      stopReverts?.();
     }
   }
 
