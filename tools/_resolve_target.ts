@@ -128,8 +128,11 @@ export async function resolveWriteTarget(
   extraRoots: readonly string[] = [],
   options: WriteGrants = {},
 ): Promise<string> {
+  const root = await Deno.realPath(workspace);
+  // As written first (before any missing directory is created for it), then as resolved.
+  refuseProtected(root, resolve(root, path), path, options);
   const real = await resolveWriteTargetIn(workspace, path, extraRoots);
-  refuseProtected(await Deno.realPath(workspace), real, path, options);
+  refuseProtected(root, real, path, options);
   return real;
 }
 

@@ -83,3 +83,23 @@ export async function openBrokerHost(options: BrokerHostOptions): Promise<Broker
     },
   };
 }
+
+/**
+ * A context with the host's scratch and network namespace (when its holder still runs: a dead
+ * holder's pid may belong to another process now, so programs then get namespaces of their own).
+ *
+ * @param host the host's parts
+ * @param context the broker's context
+ * @returns the context programs of this host are rendered with
+ */
+export function hostContextOf(
+  host: BrokerHost,
+  context: Omit<SandboxContext, "workspace">,
+): Omit<SandboxContext, "workspace"> {
+  const network = host.network !== null && host.network.alive ? host.network : null;
+  return {
+    ...context,
+    ...(host.scratch ? { scratchDir: host.scratch.dir, scratchRoot: host.scratch.root } : {}),
+    ...(network ? { netns: { enter: network.enter, ino: network.ino } } : {}),
+  };
+}

@@ -127,7 +127,9 @@ export class HostNetwork implements AsyncDisposable {
       "--no-remote",
       "--no-config",
       "--no-lock",
-      "--allow-net=127.0.0.1,[::1]",
+      `--allow-net=127.0.0.1,[::1],${
+        forward.map((pair) => `unix:${pair.split("=")[1]}`).join(",")
+      }`,
       `--allow-read=${options.socketDir}`,
       `--allow-write=${options.socketDir}`,
       join(options.toolsDir, "host_ports.ts"),

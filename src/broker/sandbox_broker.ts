@@ -5,24 +5,23 @@
  */
 import { join } from "node:path";
 import { SandboxStandby } from "./_sandbox_standby.ts";
-import { z } from "zod";
 import { OdekError } from "../_util/odek_error.ts";
-import { fixedVerdict } from "../danger/fixed_verdict.ts";
-import type { TrustLevel } from "../danger/verdict.ts";
 import type { AddDir } from "../config/add_dirs.ts";
-import { isInside } from "../config/validate_workspace.ts";
-import { findBuiltinTool, TOOL_CATALOGUE } from "../../tools/_catalogue/mod.ts";
+import type { findBuiltinTool } from "../../tools/_catalogue/mod.ts";
 import { withEgressDecision } from "./_egress_refusal.ts";
 import { derivePermissions } from "./derive_permissions.ts";
-import type { EgressDecision, EgressProxy } from "./egress_proxy.ts";
+import type { EgressDecision } from "./egress_proxy.ts";
+import type { SandboxBrokerOptions } from "./sandbox_broker_options.ts";
 import type { PermissionSet } from "./permission_set.ts";
-import { grantedTargets, prepareGrants, releaseGrants, withGrantNotes } from "./_call_grants.ts";
-import { type BrokerHost, openBrokerHost } from "./_broker_host.ts";
+import { runFileCall, warmFileChildren } from "./_file_call.ts";
+import { runShellCall } from "./_shell_call.ts";
+import { type BrokerHost, hostContextOf, openBrokerHost } from "./_broker_host.ts";
 import { ProtectedReverts } from "./_protected_reverts.ts";
+import { guardedCall } from "./_guarded_call.ts";
+import { admitCall } from "./_admit_call.ts";
 import { realTargets } from "./_real_targets.ts";
 import { type RevertedPath, type WorkspaceFacts, WorkspaceGuard } from "./workspace_guard.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
-import { runShell } from "./run_shell.ts";
 import { BackgroundJobs } from "./background_jobs.ts";
 import { runBackgroundTool } from "./_run_background_tool.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
@@ -35,47 +34,7 @@ import type {
   ToolResult,
 } from "./tool_broker.ts";
 
-/** Options for {@linkcode SandboxBroker}. */
-export interface SandboxBrokerOptions {
-  /** Paths and mode of this odek (see `sandboxContextFromEnvironment`). */
-  context: Omit<SandboxContext, "workspace">;
-  /**
-   * Validates the workspace and returns its realpath. Called before every call (never cached);
-   * an `OdekError` with code `WORKSPACE_INVALID` becomes a `denied` result.
-   */
-  resolveWorkspace: () => Promise<string>;
-  /**
-   * Validates the directories the operator granted (`--add-dir`) and returns them realpathed.
-   * Called before every call, like `resolveWorkspace`; `WORKSPACE_INVALID` becomes `denied`.
-   * @default none granted
-   */
-  resolveAddDirs?: () => Promise<AddDir[]>;
-  /** The run's trust level: `untrusted` runs may only read. */
-  trustLevel: TrustLevel;
-  /** Shell timeout when the call names none, in milliseconds. @default 1_800_000 */
-  shellTimeoutMs?: number;
-  /** A file-tool call not answered within this many milliseconds is cancelled. @default 120_000 */
-  fileCallTimeoutMs?: number;
-  /** A compute call not answered within this many milliseconds is cancelled. @default 30_000 */
-  computeCallTimeoutMs?: number;
-  /**
-   * The egress proxy that calls granted network go through (the broker closes it in `close()`).
-   * Without it, a granted network part stays offline: the sandbox keeps only `lo`.
-   */
-  egress?: EgressProxy;
-  /**
-   * Where the session host's private scratch (every program's `TMPDIR`) is created.
-   * @default "/tmp"
-   */
-  tmpDir?: string;
-  /**
-   * Whether the programs of this broker (shell commands, background jobs) share one network
-   * namespace, so a server one started answers a later one. @default true
-   */
-  sharedNetwork?: boolean;
-  /** Host ports forwarded into the shared namespace (`--allow-host-port`). @default [] */
-  hostPorts?: readonly number[];
-}
+export type { SandboxBrokerOptions } from "./sandbox_broker_options.ts";
 
 /** The scope of every compute call: nothing at all. */
 const NO_PERMISSIONS: PermissionSet = {
@@ -215,13 +174,7 @@ export class SandboxBroker implements ToolBroker {
   /** The context of a program or child of this host: with the scratch and the namespace. */
   async #hostContext(): Promise<Omit<SandboxContext, "workspace">> {
     await this.start();
-    const host = await this.#host!;
-    const network = host.network !== null && host.network.alive ? host.network : null;
-    return {
-      ...this.#context,
-      ...(host.scratch ? { scratchDir: host.scratch.dir, scratchRoot: host.scratch.root } : {}),
-      ...(network ? { netns: { enter: network.enter, ino: network.ino } } : {}),
-    };
+    return hostContextOf(await this.#host!, this.#context);
   }
 
   /**
@@ -251,49 +204,14 @@ export class SandboxBroker implements ToolBroker {
   }
 
   async #run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult> {
-    const { name } = invocation;
-    if (this.#closed) return failure("failed", `Cannot run ${name}: the broker is closed`);
-    // The loop looked the call up and validated it (`entry`); other callers get both here.
-    const tool = invocation.entry ?? findBuiltinTool(name);
-    if (tool === undefined) {
-      const names = TOOL_CATALOGUE.map((t) => t.name).join(", ");
-      return failure("unknown_tool", `There is no tool named "${name}": the tools are ${names}`);
+    if (this.#closed) {
+      return failure("failed", `Cannot run ${invocation.name}: the broker is closed`);
     }
-    let args = invocation.args;
-    if (invocation.entry === undefined) {
-      const parsed = tool.args.safeParse(invocation.args);
-      if (!parsed.success) {
-        return failure(
-          "invalid_arguments",
-          `Invalid arguments for ${name}: ${z.prettifyError(parsed.error)}`,
-        );
-      }
-      args = parsed.data;
-    }
-    let workspace: string;
-    let addDirs: AddDir[];
-    try {
-      workspace = await this.#options.resolveWorkspace();
-      addDirs = (await this.#options.resolveAddDirs?.()) ?? [];
-    } catch (error) {
-      if (error instanceof OdekError && error.code === "WORKSPACE_INVALID") {
-        return failure("denied", `${name} was not run: ${error.message}`);
-      }
-      throw error;
-    }
+    const admitted = await admitCall(invocation, this.#options);
+    if ("ok" in admitted) return admitted;
+    const { tool, args, workspace, addDirs, verdict } = admitted;
     const { trustLevel } = this.#options;
     const context = this.#context;
-    const verdict = invocation.verdict ?? fixedVerdict({ name, args });
-    const refused = verdict.decision === "deny" ||
-      verdict.parts.some((part) => part.riskClass === "blocked");
-    if (refused) return failure("denied", `${name} was refused: ${verdict.reason}`);
-    if (trustLevel === "untrusted" && verdict.parts.some((p) => p.riskClass !== "read")) {
-      const classes = verdict.parts.map((p) => p.riskClass).join(", ");
-      return failure(
-        "denied",
-        `${name} was refused: an untrusted run may only read (this is ${classes})`,
-      );
-    }
     // Granted targets become binds: resolve their links first (see _real_targets.ts).
     const real = await realTargets(verdict, workspace, {
       protectedRoots: context.protectedRoots,
@@ -307,42 +225,25 @@ export class SandboxBroker implements ToolBroker {
         protectedPaths,
       });
     const base = derive();
-    // A scope that writes the workspace: its protected files stay as they are (bound read-only
-    // when they exist, reverted when the call made new ones or changed them).
-    const writable = base.writePaths.includes(workspace) && tool.category !== "compute" &&
-      tool.category !== "web";
-    const approved = base.writePaths.filter((p) => p !== workspace);
-    let facts: WorkspaceFacts | undefined;
-    if (writable) {
-      const begun = this.#guard.begin(workspace, `${invocation.id}#${this.#calls}`, approved);
-      this.#reverts.report(invocation, begun.reverted);
-      facts = begun.facts;
-    }
-    const key = `${invocation.id}#${this.#calls++}`;
-    let ended = !writable;
-    let deferred = false;
-    const finish = () => {
-      if (ended) return [];
-      ended = true;
-      return this.#guard.end(workspace, key, approved);
-    };
-    const end = () => (deferred ? [] : finish());
-    try {
-      const set = facts ? derive(facts.protectedRoots) : base;
-      const result = await this.#dispatch(invocation, tool, args, set, workspace, addDirs, {
-        protectedExtra: facts?.protectedExtra ?? [],
-        signal,
-        defer: () => {
-          deferred = true;
-          return finish;
-        },
-      });
-      const undone = end();
-      this.#reverts.report(invocation, undone);
-      return this.#reverts.annotate(result, undone, workspace);
-    } finally {
-      end();
-    }
+    // Compute and web children never write the workspace: only the others are guarded.
+    const guarded = tool.category === "compute" || tool.category === "web"
+      ? base.writePaths.filter((p) => p !== workspace)
+      : base.writePaths;
+    const call = { invocation, key: `${invocation.id}#${this.#calls++}`, workspace, verdict: real };
+    return await guardedCall(
+      this.#guard,
+      this.#reverts,
+      call,
+      guarded,
+      ({ facts, defer }) =>
+        this.#dispatch(invocation, tool, args, facts ? derive(facts.protectedRoots) : base, {
+          workspace,
+          addDirs,
+          protectedExtra: facts?.protectedExtra ?? [],
+          defer,
+          ...(signal ? { signal } : {}),
+        }),
+    );
   }
 
   async #dispatch(
@@ -350,9 +251,9 @@ export class SandboxBroker implements ToolBroker {
     tool: NonNullable<ReturnType<typeof findBuiltinTool>>,
     args: Record<string, unknown>,
     set: PermissionSet,
-    workspace: string,
-    addDirs: AddDir[],
     options: {
+      workspace: string;
+      addDirs: AddDir[];
       protectedExtra: readonly string[];
       signal?: AbortSignal;
       /** Hand the end of the protected-file check to something outliving the call (a job). */
@@ -360,10 +261,16 @@ export class SandboxBroker implements ToolBroker {
     },
   ): Promise<ToolResult> {
     const { name } = invocation;
-    const { signal } = options;
+    const { signal, workspace, addDirs } = options;
     const context = await this.#hostContext();
     if (tool.category === "files") {
-      return await this.#runFile(invocation, args, set, workspace, addDirs, options);
+      return await runFileCall(this.#pool, this.#context.protectedRoots, invocation, args, {
+        set,
+        workspace,
+        addDirs,
+        protectedExtra: options.protectedExtra,
+        ...(signal ? { signal } : {}),
+      });
     }
     if (tool.category === "compute") {
       return await this.#computePool.call(name, args, {
@@ -392,112 +299,19 @@ export class SandboxBroker implements ToolBroker {
     if (tool.category !== "shell") {
       return failure("unknown_tool", `${name} does not run in a sandbox`);
     }
-    // Granted targets: write paths other than the workspace and the added directories, and not
-    // inside another writable path (that one's bind already covers them).
-    const granted = grantedTargets(set, workspace, addDirs);
-    for (const target of granted) {
-      this.#targetUsers.set(target, (this.#targetUsers.get(target) ?? 0) + 1);
-    }
-    // After approval, before the sandbox: a missing granted target gets a placeholder to bind;
-    // one that cannot have one (its directory is missing) is left out, and the call told why.
-    // Unconfined (`sandbox: "none"`), the program writes the real path itself.
-    const grants = await prepareGrants(
+    return await runShellCall(String(args.command), {
       set,
-      granted,
-      context.protectedRoots,
-      context.mode !== "none",
-    );
-    const placeholders = grants.placeholders;
-    const credential = set.network.type !== "none" ? this.#options.egress?.issue() : undefined;
-    const seconds = typeof args.timeout_seconds === "number" ? args.timeout_seconds : undefined;
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) controller.abort();
-    this.#shells.add(controller);
-    try {
-      const result = await runShell(String(args.command), {
-        set: grants.set,
-        context: { ...context, workspace },
-        timeoutMs: seconds !== undefined
-          ? seconds * 1000
-          : this.#options.shellTimeoutMs ?? 1_800_000,
-        signal: controller.signal,
-        // A spare started earlier may bind an older placeholder: start this one on demand.
-        ...(placeholders.length === 0 ? { standby: this.#standby } : {}),
-        ...(credential ? { egressToken: credential.token } : {}),
-      });
-      return withGrantNotes(result, grants);
-    } finally {
-      credential?.revoke();
-      this.#shells.delete(controller);
-      signal?.removeEventListener("abort", onAbort);
-      for (const target of granted) {
-        this.#targetUsers.set(target, (this.#targetUsers.get(target) ?? 1) - 1);
-      }
-      const idle = placeholders.filter((p) => (this.#targetUsers.get(p.target) ?? 0) === 0);
-      await releaseGrants({ ...grants, placeholders: idle });
-      for (const target of granted) {
-        if (this.#targetUsers.get(target) === 0) this.#targetUsers.delete(target);
-      }
-    }
-  }
-
-  /**
-   * A file-tool call in the file child for its scope. Targets its approval granted outside the
-   * workspace and the added directories are bound as single files (a placeholder when missing)
-   * and written in place; such a child serves only this call, since its placeholder may go.
-   */
-  async #runFile(
-    invocation: ToolInvocation,
-    args: Record<string, unknown>,
-    set: PermissionSet,
-    workspace: string,
-    addDirs: AddDir[],
-    options: { protectedExtra: readonly string[]; signal?: AbortSignal },
-  ): Promise<ToolResult> {
-    const context = this.#context;
-    const granted = grantedTargets(set, workspace, addDirs);
-    const writes = invocation.name === "write_file" || invocation.name === "patch";
-    const grants = await prepareGrants(set, writes ? granted : [], context.protectedRoots, true);
-    if (grants.refused.length > 0) {
-      const { path, why } = grants.refused[0];
-      return failure(
-        "denied",
-        `${invocation.name} was not run: odek cannot grant ${path}: ${why}. Create the directory first, or ask the operator to add it with --add-dir DIR.`,
-      );
-    }
-    // Targets inside the workspace an approval named (a protected file) are granted too.
-    const inside = set.writePaths.filter((p) => p !== workspace && isInside(p, workspace));
-    const roots = addDirs.map((dir) => dir.path);
-    let result: ToolResult | undefined;
-    try {
-      result = await this.#pool.call(invocation.name, args, {
-        set: grants.set,
-        workspace,
-        roots,
-        grants: [...grants.targets, ...inside],
-        protectedExtra: [...options.protectedExtra],
-        oneShot: grants.targets.length > 0,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      if (
-        !result.ok && /read-only file system/i.test(result.error.message) &&
-        !set.writePaths.includes(workspace)
-      ) {
-        result = {
-          ok: false,
-          error: {
-            ...result.error,
-            message:
-              `${result.error.message} (the scope of this call keeps the workspace read-only)`,
-          },
-        };
-      }
-      return result;
-    } finally {
-      await releaseGrants(grants, result?.ok === true);
-    }
+      context: { ...context, workspace },
+      addDirs,
+      timeoutMs: typeof args.timeout_seconds === "number"
+        ? args.timeout_seconds * 1000
+        : this.#options.shellTimeoutMs ?? 1_800_000,
+      standby: this.#standby,
+      shells: this.#shells,
+      targetUsers: this.#targetUsers,
+      ...(this.#options.egress ? { egress: this.#options.egress } : {}),
+      ...(signal ? { signal } : {}),
+    });
   }
 
   /**
@@ -542,39 +356,11 @@ export class SandboxBroker implements ToolBroker {
     this.#standby.prepare();
     if (!this.#warmed) {
       this.#warmed = true;
-      void this.#warmFileChildren();
-    }
-  }
-
-  /**
-   * Start the file-tool children of the two scopes nearly every run uses (the workspace
-   * read-only, for reads; writable, for writes) while the model thinks about its first turn.
-   */
-  async #warmFileChildren(): Promise<void> {
-    let workspace: string;
-    let addDirs: AddDir[];
-    try {
-      workspace = await this.#options.resolveWorkspace();
-      addDirs = (await this.#options.resolveAddDirs?.()) ?? [];
-    } catch {
-      return; // the first real call reports it
-    }
-    const protectedPaths = this.#guard.facts(workspace).protectedRoots;
-    for (const name of ["read_file", "write_file"]) {
-      const invocation = { id: "warm", name, args: { path: "." } };
-      const set = derivePermissions(
-        invocation,
-        fixedVerdict(invocation),
-        this.#options.trustLevel,
-        {
-          workspace,
-          protectedRoots: this.#context.protectedRoots,
-          addDirs,
-          protectedPaths,
-        },
-      );
-      if (this.#closed) return;
-      this.#pool.warm(set, workspace);
+      void warmFileChildren(this.#pool, this.#options, {
+        facts: (workspace) => this.#guard.facts(workspace),
+        protectedRoots: this.#context.protectedRoots,
+        closed: () => this.#closed,
+      });
     }
   }
 

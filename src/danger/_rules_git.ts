@@ -98,8 +98,12 @@ function createsRepository(input: RuleInput, dir: string, rest: string[]): void 
   if (path !== null && input.scope.paths.isRepository(path) && existingRepository(input, path)) {
     return input.parts.add("destructive", "reinitialises an existing git repository", [path]);
   }
-  if (planted || path === null) return input.parts.write(gitDir);
-  input.parts.add("system_write", "creates a git repository (its configuration and hooks)", [path]);
+  const inWorkspace = path !== null &&
+    path.startsWith(`${input.scope.paths.workspace}/`);
+  if (planted || !inWorkspace) return input.parts.write(gitDir);
+  // git writes the new configuration and hooks from its own templates: contained work, and the
+  // scope keeps that repository (the workspace guard reverts a `.git` no call named).
+  input.parts.add("local_write", "creates a git repository (from git's own templates)", [path!]);
 }
 
 function existingRepository(input: RuleInput, path: string): boolean {

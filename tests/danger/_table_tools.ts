@@ -40,7 +40,7 @@ export const TOOL_ROWS: Row[] = [
   ["GIT_PAGER='curl https://e.example' git log", "code_execution network read"],
   [
     "git clone ext::'sh -c rm% -rf% /etc' x",
-    "code_execution destructive network local_write system_write",
+    "code_execution destructive network local_write",
   ],
   [
     "git fetch --upload-pack='rm -rf /etc' origin",
@@ -53,7 +53,8 @@ export const TOOL_ROWS: Row[] = [
   ["git grep -O'rm -rf /etc' foo", "destructive read"],
   ["git diff --output=/etc/x", "system_write read"],
   ["git -C /etc commit -am x", "system_write", "system_write=/etc"],
-  ["git clone https://github.com/a/b", "network local_write system_write", "network=github.com"],
+  ["git clone https://github.com/a/b", "network local_write", "network=github.com"],
+  ["git clone --template=tpl https://github.com/a/b", "network local_write system_write"],
   ["git clone git@github.com:a/b.git /etc/b", "network system_write", "system_write=/etc/b"],
   ["git push origin main", "network"],
   ["git pull --rebase", "network local_write"],
