@@ -108,7 +108,7 @@ function addDirHint(call: ApprovalRequest["calls"][number], missing: RiskClass[]
   const outside = call.verdict.parts.some((part) =>
     (part.riskClass === "system_write" || part.riskClass === "destructive") &&
     missing.includes(part.riskClass) && part.targets.length > 0 &&
-    !part.detail?.startsWith("writes a file the host runs later")
+    /outside the workspace|host's \/tmp|startup file/.test(part.detail ?? "")
   );
   return outside ? ", or grant the directory it writes with --add-dir DIR" : "";
 }

@@ -224,7 +224,9 @@ export class PathScope {
     const unfiltered = path.endsWith("/…!");
     const base = unfiltered ? path.slice(0, -1) : path;
     const below = base.endsWith("/…") ? base.slice(0, -2) || "/" : null;
-    const glob = below === null && /[*?[]/.test(path) ? picomatch(path, { dot: true }) : null;
+    const glob = below === null && /[*?[]/.test(path)
+      ? picomatch(path, { dot: true, posix: true })
+      : null;
     const covers = (dir: string) =>
       below !== null
         ? dir !== below && within(dir, below)

@@ -1,7 +1,8 @@
 /**
  * Calls no approval can make work (issue 13: an approval grants exactly what the prompt showed,
  * or the call is not offered for approval at all): a `system_write` or `destructive` target in
- * `/proc`, `/sys` or `/dev` (the scope derivation never mounts one writable), or `/` itself.
+ * `/proc`, `/sys` or `/dev` (the scope derivation never mounts one writable), a write to a kernel
+ * interface (`privileged`, which grants nothing), or `/` itself.
  * Such a call is refused before anyone is asked, saying what would work instead.
  *
  * @module
@@ -29,7 +30,10 @@ const SINKS = /^\/dev\/(null|zero|full|stdout|stderr|stdin|tty|fd\/\d+)$|^\/proc
 export function refuseUngrantable(verdict: Verdict): Verdict {
   if (verdict.decision === "deny") return verdict;
   for (const part of verdict.parts) {
-    if (part.riskClass !== "system_write" && part.riskClass !== "destructive") continue;
+    const granting = part.riskClass === "system_write" || part.riskClass === "destructive";
+    // A write to a kernel interface is `privileged`: approving it grants nothing either.
+    const kernel = part.riskClass === "privileged" && /kernel interface/.test(part.detail ?? "");
+    if (!granting && !kernel) continue;
     const target = part.targets.find((t) => t === "/" || (KERNEL.test(t) && !SINKS.test(t)));
     if (target === undefined) continue;
     const what = target === "/"
