@@ -213,7 +213,20 @@ sandboxTest(
         verdict: NETWORK,
       });
       assert.match(text(later), /later:407/, text(later));
-      assert.deepEqual(seen, ["/by-call"], "only the approved call reached the destination");
+      // A spare sandbox, started before its call has a credential, gets it with its command.
+      broker.prepare();
+      const spare = await broker.run({
+        id: "c4",
+        name: "shell",
+        args: { command: "curl -s -m 5 http://test.example/from-spare" },
+        verdict: NETWORK,
+      });
+      assert.match(text(spare), /hello from the test host/, text(spare));
+      assert.deepEqual(
+        seen,
+        ["/by-call", "/from-spare"],
+        "only the approved calls reached the destination",
+      );
     } finally {
       await broker.close();
       await destination.shutdown();
