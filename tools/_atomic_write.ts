@@ -53,3 +53,29 @@ export async function atomicWrite(
     throw error;
   }
 }
+
+/**
+ * Overwrite `target` in place (truncate, write, fsync): for a single granted file, whose
+ * directory is not writable, so no temporary file can go beside it. Readers may see a partial
+ * file while it is written.
+ *
+ * @param target the real path of an existing regular file
+ * @param bytes the new content
+ * @throws Deno and OS errors unchanged
+ *
+ * @example
+ * ```ts
+ * import { writeInPlace } from "./_atomic_write.ts";
+ * const file = await Deno.makeTempFile();
+ * await writeInPlace(file, new TextEncoder().encode("hi"));
+ * if (await Deno.readTextFile(file) !== "hi") throw new Error();
+ * await Deno.remove(file);
+ * ```
+ */
+export async function writeInPlace(target: string, bytes: Uint8Array): Promise<void> {
+  using file = await Deno.open(target, { write: true, truncate: true });
+  for (let written = 0; written < bytes.length;) {
+    written += await file.write(bytes.subarray(written));
+  }
+  await file.syncData();
+}

@@ -10,9 +10,9 @@
 import type { ToolContext } from "./_catalogue/child_server.ts";
 import type { ToolArgs } from "./_catalogue/mod.ts";
 import { applyPatch, createTwoFilesPatch, parsePatch, type StructuredPatch } from "diff";
-import { atomicWrite } from "./_atomic_write.ts";
+import { atomicWrite, writeInPlace } from "./_atomic_write.ts";
 import { ToolFailure } from "./_catalogue/tool_failure.ts";
-import { resolveReadTarget } from "./_resolve_target.ts";
+import { refuseProtected, resolveGrantedTarget, resolveReadTarget } from "./_resolve_target.ts";
 import { openTextFile } from "./_text_file.ts";
 
 /** Largest file `patch` edits, before and after, in bytes (10 MiB, odek-go §4.1). */
@@ -52,7 +52,15 @@ export async function patch(
   const parsed = args;
   const { workspace, roots } = context;
   const { path } = parsed;
-  const target = await resolveReadTarget(workspace, path, roots);
+  const grants = context.grants ?? [];
+  const granted = await resolveGrantedTarget(workspace, path, grants);
+  const target = granted ?? (await resolveReadTarget(workspace, path, roots));
+  if (granted === null) {
+    refuseProtected(await Deno.realPath(workspace), target, path, {
+      grants,
+      protect: context.protect ?? [],
+    });
+  }
   let before: string;
   {
     using text = await openTextFile(target, path, "patch");
@@ -81,7 +89,8 @@ export async function patch(
       `The patched ${path} would be over 10 MiB: nothing was written`,
     );
   }
-  await atomicWrite(target, bytes, mode);
+  if (granted !== null) await writeInPlace(granted, bytes);
+  else await atomicWrite(target, bytes, mode);
   return `Patched ${path}:\n${shownDiff(path, before, after)}`;
 }
 

@@ -7,7 +7,63 @@
  * @module
  */
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { protectedReason } from "./_catalogue/protected_paths.ts";
 import { ToolFailure } from "./_catalogue/tool_failure.ts";
+
+/** What a write may reach besides the workspace and the added directories. */
+export interface WriteGrants {
+  /**
+   * Single files the call's approval granted (absolute): outside the workspace, or protected
+   * files inside it. @default []
+   */
+  grants?: readonly string[];
+  /** Protected places besides the fixed names, relative to the workspace. @default [] */
+  protect?: readonly string[];
+}
+
+/**
+ * The granted single file `path` names, when the call's approval granted exactly it: it must be
+ * a regular file (odek created an empty one when it was missing) at its own real path.
+ *
+ * @param workspace the workspace (relative paths resolve against it)
+ * @param path the path the model wrote
+ * @param grants the granted files
+ * @returns the absolute path to write in place, or `null` when `path` is not granted
+ * @throws {ToolFailure} `denied` when the granted path is now a link or not a regular file
+ *
+ * @example
+ * ```ts
+ * import { resolveGrantedTarget } from "./_resolve_target.ts";
+ * const dir = await Deno.realPath(await Deno.makeTempDir());
+ * await Deno.writeTextFile(`${dir}/notes.txt`, "");
+ * if (await resolveGrantedTarget("/nonexistent", `${dir}/notes.txt`, [`${dir}/notes.txt`]) === null) throw new Error();
+ * if (await resolveGrantedTarget("/nonexistent", `${dir}/other.txt`, [`${dir}/notes.txt`]) !== null) throw new Error();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function resolveGrantedTarget(
+  workspace: string,
+  path: string,
+  grants: readonly string[],
+): Promise<string | null> {
+  const abs = resolve(workspace, path);
+  if (!grants.includes(abs)) return null;
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(abs);
+  } catch {
+    throw new ToolFailure("denied", `${path} was granted but is no longer there`);
+  }
+  if (!info.isFile || (await Deno.realPath(abs)) !== abs) {
+    throw new ToolFailure(
+      "denied",
+      `${path} was granted as a single file, but it is ${
+        info.isSymlink ? "a symlink" : "not a regular file"
+      } now: nothing was written`,
+    );
+  }
+  return abs;
+}
 
 /**
  * The real path of an existing file or directory the model named, checked to be inside the
@@ -70,6 +126,45 @@ export async function resolveWriteTarget(
   workspace: string,
   path: string,
   extraRoots: readonly string[] = [],
+  options: WriteGrants = {},
+): Promise<string> {
+  const root = await Deno.realPath(workspace);
+  // As written first (before any missing directory is created for it), then as resolved.
+  refuseProtected(root, resolve(root, path), path, options);
+  const real = await resolveWriteTargetIn(workspace, path, extraRoots);
+  refuseProtected(root, real, path, options);
+  return real;
+}
+
+/**
+ * Refuse a write to a file the host runs later (hooks, `.git/config`, `.envrc`, editor
+ * settings, odek's project configuration) unless the call's approval granted it.
+ *
+ * @param workspace the realpathed workspace
+ * @param target the real path to be written
+ * @param shown the path as the model wrote it
+ * @param options the grants and the extra protected places
+ * @throws {ToolFailure} `denied`, saying what the file is and how such a write is made
+ */
+export function refuseProtected(
+  workspace: string,
+  target: string,
+  shown: string,
+  options: WriteGrants = {},
+): void {
+  if (!isWithin(workspace, target) || (options.grants ?? []).includes(target)) return;
+  const reason = protectedReason(relative(workspace, target).split(sep).join("/"), options.protect);
+  if (reason === undefined) return;
+  throw new ToolFailure(
+    "denied",
+    `${shown} is a file the host runs later (${reason}): file tools do not change it unless the operator approves that write, and this call's approval did not name it`,
+  );
+}
+
+async function resolveWriteTargetIn(
+  workspace: string,
+  path: string,
+  extraRoots: readonly string[],
 ): Promise<string> {
   const { root, abs } = await containing(workspace, path, extraRoots);
   if (abs === root) {
@@ -191,7 +286,7 @@ function lexicallyInside(root: string, path: string): string {
   if (!isWithin(root, abs)) {
     throw new ToolFailure(
       "denied",
-      `${path} is outside the workspace ${root}: file tools only reach paths inside it`,
+      `${path} is outside the workspace ${root}: file tools only reach paths inside it (and the directories the operator adds with --add-dir DIR), or a file outside whose write the operator approved`,
     );
   }
   return abs;
@@ -223,7 +318,7 @@ async function realInside(
     } pointing to ${link.target}`;
   throw new ToolFailure(
     "denied",
-    `${shown} ${how}, outside the workspace ${root}: symlinks may not lead out of the workspace`,
+    `${shown} ${how}, outside the workspace ${root}: symlinks may not lead out of the workspace (the operator can add the directory it points to with --add-dir DIR)`,
   );
 }
 

@@ -6,9 +6,9 @@
  */
 import type { ToolContext } from "./_catalogue/child_server.ts";
 import type { ToolArgs } from "./_catalogue/mod.ts";
-import { atomicWrite } from "./_atomic_write.ts";
+import { atomicWrite, writeInPlace } from "./_atomic_write.ts";
 import { ToolFailure } from "./_catalogue/tool_failure.ts";
-import { resolveWriteTarget } from "./_resolve_target.ts";
+import { resolveGrantedTarget, resolveWriteTarget } from "./_resolve_target.ts";
 
 /** Largest content accepted, in bytes (1 MiB). */
 export const MAX_WRITE_BYTES = 1024 * 1024;
@@ -49,16 +49,23 @@ export async function writeFile(
       `content is ${bytes.length} bytes, more than the 1 MiB write_file accepts: write the file in parts`,
     );
   }
-  const target = await resolveWriteTarget(workspace, path, roots);
+  const grants = context.grants ?? [];
+  // A file the approval granted alone is bound on its own: written in place, since nothing beside
+  // it is writable (a placeholder odek created for a new one counts as new).
+  const granted = await resolveGrantedTarget(workspace, path, grants);
+  const target = granted ??
+    (await resolveWriteTarget(workspace, path, roots, { grants, protect: context.protect ?? [] }));
   let mode = 0o644;
   let existed = false;
   try {
-    mode = ((await Deno.stat(target)).mode ?? 0o644) & 0o7777;
-    existed = true;
+    const info = await Deno.stat(target);
+    mode = (info.mode ?? 0o644) & 0o7777;
+    existed = granted === null || info.size > 0;
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  await atomicWrite(target, bytes, mode);
+  if (granted !== null) await writeInPlace(granted, bytes);
+  else await atomicWrite(target, bytes, mode);
   const lines = content === "" ? 0 : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
   const counted = `${bytes.length} byte${bytes.length === 1 ? "" : "s"}, ${lines} line${
     lines === 1 ? "" : "s"

@@ -24,6 +24,7 @@ export interface Forwarder {
  *
  * @param socketPath the egress proxy's socket as seen inside the sandbox
  * @param port the loopback port, 0 for any free one. @default 0
+ * @param hostname the loopback address to listen on. @default "127.0.0.1"
  * @returns the port and a way to stop
  * @throws what `Deno.listen` throws (e.g. `NotCapable` without `--allow-net=127.0.0.1`)
  *
@@ -35,8 +36,12 @@ export interface Forwarder {
  * forwarder.close();
  * ```
  */
-export function startForwarder(socketPath: string, port = 0): Forwarder {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port });
+export function startForwarder(
+  socketPath: string,
+  port = 0,
+  hostname: "127.0.0.1" | "::1" = "127.0.0.1",
+): Forwarder {
+  const listener = Deno.listen({ hostname, port });
   const open = new Set<Deno.Conn>();
   const serve = async () => {
     try {

@@ -68,6 +68,33 @@ export function readVerifiedFile(
   }
 }
 
+/**
+ * {@linkcode readVerifiedFile}, synchronously (for the core's scans, which must not interleave
+ * with other work between their checks).
+ *
+ * @param root the directory the path is relative to (absolute)
+ * @param path the file, relative to `root` or absolute
+ * @param options how many bytes to read
+ * @returns the bytes, `missing`, or `refused` with the reason
+ * @throws {TypeError} when `root` is not absolute; other I/O errors unchanged
+ *
+ * @example
+ * ```ts
+ * import { readVerifiedFileSync } from "./read_verified_file.ts";
+ * const dir = Deno.realPathSync(Deno.makeTempDirSync());
+ * Deno.writeTextFileSync(`${dir}/a.txt`, "hi");
+ * if (readVerifiedFileSync(dir, "a.txt").type !== "file") throw new Error();
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function readVerifiedFileSync(
+  root: string,
+  path: string,
+  options: ReadVerifiedFileOptions = {},
+): VerifiedFile {
+  return readSync(root, path, options.maxBytes ?? 1024 * 1024);
+}
+
 /** `lstat` result identity: device, inode and the type bits. */
 type Identity = string;
 

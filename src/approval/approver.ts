@@ -22,6 +22,7 @@ export const VerdictSchema: z.ZodType<Verdict> = z.object({
   parts: z.array(VerdictPartSchema),
   decision: z.enum(["allow", "ask", "deny"]),
   reason: z.string(),
+  askEveryTime: z.string().optional(),
 });
 
 /**
@@ -54,6 +55,8 @@ export interface ApprovalCall {
   verdict: Verdict;
   /** What to show the operator instead of the arguments: the full command or a file-write diff. */
   preview?: string;
+  /** The whole diff when `preview` leaves part of it out (counted in its last line). */
+  fullPreview?: string;
 }
 
 /** Zod schema of one call in an {@linkcode ApprovalRequest}. */
@@ -63,6 +66,7 @@ export const ApprovalCallSchema: z.ZodType<ApprovalCall> = z.object({
   args: z.record(z.string(), z.unknown()),
   verdict: VerdictSchema,
   preview: z.string().optional(),
+  fullPreview: z.string().optional(),
 });
 
 /**

@@ -32,7 +32,8 @@ export interface NonInteractiveApproverOptions {
  * Decides asks by the `--yes` policy of design §3, without asking anyone. Every denial's reason
  * names the classes and the flag that would allow the call, e.g.
  * `… rerun with --yes=network to approve it`. `blocked` is never approved (the classifier denies
- * it before any approver sees it).
+ * it before any approver sees it), nor is a call whose verdict says `askEveryTime` (a write to a
+ * file the host runs later: only a person approves it).
  *
  * @example Bare --yes approves network but not destructive
  * ```ts
@@ -68,6 +69,15 @@ export class NonInteractiveApprover implements Approver {
   decide(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalAnswer[]> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return Promise.resolve(request.calls.map((call) => {
+      if (call.verdict.askEveryTime !== undefined) {
+        return {
+          callId: call.callId,
+          approved: false,
+          scope: "once" as const,
+          reason:
+            `Denied: ${call.verdict.askEveryTime}, and odek runs non-interactively (no --yes covers it); run odek at a terminal to approve it, or make the change yourself`,
+        };
+      }
       const classes = askingClasses(call.verdict);
       const missing = this.#missing(classes);
       if (missing.length === 0) {
@@ -78,7 +88,7 @@ export class NonInteractiveApprover implements Approver {
         callId: call.callId,
         approved: false,
         scope: "once",
-        reason: this.#why(missing, call.verdict.reason),
+        reason: this.#why(missing, call.verdict.reason) + addDirHint(call, missing),
       };
     }));
   }
@@ -104,4 +114,14 @@ export class NonInteractiveApprover implements Approver {
       : `--yes=${list.join(",")}`;
     return `${head}; the operator can rerun with ${flags} to approve it`;
   }
+}
+
+/** A write outside the workspace can also be made possible by granting its directory. */
+function addDirHint(call: ApprovalRequest["calls"][number], missing: RiskClass[]): string {
+  const outside = call.verdict.parts.some((part) =>
+    (part.riskClass === "system_write" || part.riskClass === "destructive") &&
+    missing.includes(part.riskClass) && part.targets.length > 0 &&
+    /outside the workspace|host's \/tmp|startup file/.test(part.detail ?? "")
+  );
+  return outside ? ", or grant the directory it writes with --add-dir DIR" : "";
 }

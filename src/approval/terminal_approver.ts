@@ -7,7 +7,7 @@ import type { RiskClass } from "../danger/verdict.ts";
 import type { ApprovalAnswer, ApprovalCall, ApprovalRequest, Approver } from "./approver.ts";
 import { ApprovalMemory } from "./approval_memory.ts";
 import { askingClasses } from "./asking_classes.ts";
-import { renderCall } from "./_render_call.ts";
+import { escapeControl, renderCall } from "./_render_call.ts";
 import { type PromptWriter, type TtyLines, withTerminal } from "./_tty_lines.ts";
 
 export type { PromptWriter };
@@ -79,13 +79,17 @@ export class TerminalApprover implements Approver {
   async decide(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalAnswer[]> {
     signal?.throwIfAborted();
     const calls = request.calls.map((call) => ({ call, classes: askingClasses(call.verdict) }));
-    if (calls.every(({ classes }) => this.#memory.isGranted(classes))) {
+    // A call that asks every time (a write to a file the host runs later) is never covered by
+    // an earlier "always".
+    const granted = (call: ApprovalCall, classes: RiskClass[]) =>
+      call.verdict.askEveryTime === undefined && this.#memory.isGranted(classes);
+    if (calls.every(({ call, classes }) => granted(call, classes))) {
       return calls.map(({ call }) => grantedAnswer(call));
     }
     return await withTerminal(this.#ttyPath, this.#output, signal, (cause) => {
       const why = `no terminal was available to ask the operator (${cause})`;
       return calls.map(({ call, classes }) =>
-        this.#memory.isGranted(classes) ? grantedAnswer(call) : {
+        granted(call, classes) ? grantedAnswer(call) : {
           callId: call.callId,
           approved: false,
           scope: "once" as const,
@@ -118,20 +122,28 @@ export class TerminalApprover implements Approver {
       scope: "once",
       reason,
     });
-    if (this.#memory.isGranted(classes)) return grantedAnswer(call);
+    const everyTime = call.verdict.askEveryTime !== undefined;
+    if (!everyTime && this.#memory.isGranted(classes)) return grantedAnswer(call);
     const friction = this.#memory.needsFriction(classes);
-    const offerAlways = !friction && this.#memory.canGrant(classes);
+    const offerAlways = !friction && !everyTime && this.#memory.canGrant(classes);
+    const more = call.fullPreview !== undefined ? ", d = show the whole diff" : "";
     const question = friction
       ? `Call ${n}: you approved ${classes.join(", ")} several times in the last minute. ` +
-        `Type the word approve to run it once, or n to refuse: `
+        `Type the word approve to run it once, or n to refuse${more}: `
       : `Call ${n} (${call.toolName}): y = yes once${
         offerAlways ? `, a = always for ${classes.join(", ")} in this run` : ""
-      }, n = no: `;
+      }, n = no${more}: `;
     for (let attempt = 0; attempt < this.#maxAttempts; attempt++) {
       await tty.write(question);
       const line = await tty.readLine();
       if (line === null) return deny("Denied: the terminal closed before the operator answered");
       const answer = line.trim().toLowerCase();
+      if (answer === "d" && call.fullPreview !== undefined) {
+        const lines = escapeControl(call.fullPreview).split("\n").map((l) => `     | ${l}`);
+        await tty.write(`${lines.join("\n")}\n`);
+        attempt--; // seeing the diff is not a wrong answer
+        continue;
+      }
       if (answer === "n" || answer === "no") {
         await tty.write("Reason for the model (optional, Enter to skip): ");
         const reason = (await tty.readLine())?.trim() ?? "";

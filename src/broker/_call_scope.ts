@@ -15,7 +15,13 @@ import type { ToolInvocation, ToolResult } from "./tool_broker.ts";
 /** The call's scope, or the refusal the model is told. */
 export type CallScope =
   | { refusal: ToolResult }
-  | { set: PermissionSet; workspace: string; addDirs: AddDir[] };
+  | {
+    set: PermissionSet;
+    workspace: string;
+    addDirs: AddDir[];
+    /** The set again with the workspace's existing protected files read-only. */
+    derive: (protectedPaths: readonly string[]) => PermissionSet;
+  };
 
 /** What {@linkcode callScope} reads of the broker. */
 export interface CallScopeOptions {
@@ -69,10 +75,12 @@ export async function callScope(
     protectedRoots: context.protectedRoots,
     home: context.home,
   });
-  const set = derivePermissions(invocation, real, trustLevel, {
-    workspace,
-    protectedRoots: context.protectedRoots,
-    addDirs,
-  });
-  return { set, workspace, addDirs };
+  const derive = (protectedPaths: readonly string[] = []) =>
+    derivePermissions(invocation, real, trustLevel, {
+      workspace,
+      protectedRoots: context.protectedRoots,
+      addDirs,
+      protectedPaths,
+    });
+  return { set: derive(), workspace, addDirs, derive };
 }

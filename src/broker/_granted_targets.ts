@@ -1,10 +1,11 @@
 /**
- * Granted write targets that do not exist yet (`echo x >> ~/.newrc`, `cp a ~/.config/x/y`): a
- * bind mount needs a source, so after approval and just before the program's sandbox starts, the
- * core creates the missing target on the host as an empty file (mode 0600), with any missing
- * parent directories (mode 0700), and binds it at its real path. The write then lands on the host
- * file. A placeholder the program left untouched (still empty, same inode and mtime) is removed
- * afterwards, with the directories created for it when they are still empty.
+ * Granted write targets that do not exist yet (`echo x >> ~/.newrc`, `write_file /tmp/notes.txt`):
+ * a bind mount needs a source, so after approval and just before the call's sandbox starts, the
+ * core creates the missing target on the host as an empty file (mode 0600) and binds it at its
+ * real path. The write then lands on the host file. A placeholder the call left untouched (still
+ * empty, same inode and mtime) is removed afterwards. The target's directory must exist: odek
+ * creates no directory the approval did not name (such a target is not granted, and the call is
+ * told so, naming `--add-dir`).
  *
  * Trade-off (docs/sandbox.md): the target is created as a *file*, so a program that wanted a
  * directory there (`mkdir ~/.newdir`) fails with "File exists"; binding the parent instead would
@@ -46,11 +47,8 @@ export async function createMissingTargets(
   for (const target of targets) {
     if (await lexists(target)) continue;
     const missing = [basename(target)];
-    let ancestor = dirname(target);
-    while (!(await lexists(ancestor))) {
-      missing.unshift(basename(ancestor));
-      ancestor = dirname(ancestor);
-    }
+    const ancestor = dirname(target);
+    if (!(await lexists(ancestor))) continue; // no directory to create it in: not granted
     let real: string;
     try {
       real = await Deno.realPath(ancestor);

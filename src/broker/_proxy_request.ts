@@ -9,10 +9,29 @@
 
 /** What the client asked for. */
 export type ProxyRequest =
-  | { type: "connect"; host: string; port: number }
+  | { type: "connect"; host: string; port: number; credential?: string }
   /** `head` is the request rewritten to origin form, with `Connection: close`, ready to send. */
-  | { type: "forward"; host: string; port: number; head: string }
+  | { type: "forward"; host: string; port: number; head: string; credential?: string }
   | { type: "bad"; status: 400 | 405; message: string };
+
+/**
+ * The password of a `Proxy-Authorization: Basic …` header (RFC 7617), which clients send when
+ * their proxy URL carries credentials (`http://odek:<token>@127.0.0.1:<port>`), or `undefined`.
+ */
+function credentialOf(headerLines: string[]): string | undefined {
+  for (const line of headerLines) {
+    const m = /^proxy-authorization:\s*basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(line);
+    if (!m) continue;
+    try {
+      const decoded = atob(m[1]);
+      const colon = decoded.indexOf(":");
+      return colon < 0 ? undefined : decoded.slice(colon + 1);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
 
 /** Headers a proxy consumes (RFC 9110 §7.6.1) and never forwards. */
 const HOP_BY_HOP = new Set([
@@ -43,7 +62,13 @@ export function parseProxyRequest(head: string): ProxyRequest {
     if (!authority || !(port >= 1 && port <= 65535)) {
       return bad(`CONNECT needs host:port, got ${target.slice(0, 100)}`);
     }
-    return { type: "connect", host: authority[1].replace(/^\[(.*)\]$/, "$1"), port };
+    const credential = credentialOf(headerLines);
+    return {
+      type: "connect",
+      host: authority[1].replace(/^\[(.*)\]$/, "$1"),
+      port,
+      ...(credential !== undefined ? { credential } : {}),
+    };
   }
   let url: URL;
   try {
@@ -76,7 +101,9 @@ export function parseProxyRequest(head: string): ProxyRequest {
   if (!hasHost) headers.unshift(`Host: ${url.host}`);
   headers.push("Connection: close");
   const origin = `${url.pathname}${url.search}`;
+  const credential = credentialOf(headerLines);
   return {
+    ...(credential !== undefined ? { credential } : {}),
     type: "forward",
     host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
     port: url.port === "" ? 80 : Number(url.port),

@@ -22,7 +22,34 @@ export async function runBackgroundTool(
   jobs: BackgroundJobs,
   name: string,
   args: Record<string, unknown>,
-  scope: { set: PermissionSet; context: SandboxContext },
+  scope: {
+    set: PermissionSet;
+    context: SandboxContext;
+    egressToken?: string;
+    /** Called when a started job ends; also when it could not start. */
+    onExit?: () => void;
+  },
+): Promise<ToolResult> {
+  let started = false;
+  try {
+    const result = await run(jobs, name, args, scope, () => (started = true));
+    return result;
+  } finally {
+    if (name === "bg_start" && !started) scope.onExit?.();
+  }
+}
+
+async function run(
+  jobs: BackgroundJobs,
+  name: string,
+  args: Record<string, unknown>,
+  scope: {
+    set: PermissionSet;
+    context: SandboxContext;
+    egressToken?: string;
+    onExit?: () => void;
+  },
+  onStarted: () => void,
 ): Promise<ToolResult> {
   try {
     switch (name) {
@@ -39,6 +66,7 @@ export async function runBackgroundTool(
         }
         const detached = args.detach === true;
         const job = await jobs.start(String(args.command), { ...scope, detached });
+        onStarted();
         const where = detached
           ? `; it is detached: it keeps running after this run ends, and its output goes to ${job.logFile}`
           : "; it is stopped when the run ends";

@@ -28,8 +28,8 @@ export interface MountCheck {
 
 /**
  * The check, run by `/bin/bash -c` inside the sandbox with `$1` = the number of checks, then
- * `dest source mode pin` for each, then the expected working directory and its pin (each may be
- * empty), then the argv to exec. It needs only bash builtins (and `stat` on kernels before 5.14),
+ * `dest source mode pin` for each, then the expected working directory and its pin, then the
+ * expected network namespace inode (each may be empty), then the argv to exec. It needs only bash builtins (and `stat` on kernels before 5.14),
  * so it costs about one bash start:
  *
  * 1. every descriptor above 2 is closed (a descriptor odek inherited from its own parent, on
@@ -42,7 +42,10 @@ export interface MountCheck {
  * 3. the object at every `dest`, opened, is on that mount (`mnt_id` in `/proc/self/fdinfo`) and
  *    has the pinned `dev:ino` (the inode from fdinfo, the device from the mount's `major:minor`);
  * 4. the working directory is the expected one: no component of its path is a symlink,
- *    `[ . -ef dir ]`, and (when pinned) its `dev:ino` is the workspace's pin.
+ *    `[ . -ef dir ]`, and (when pinned) its `dev:ino` is the workspace's pin;
+ * 5. when the sandbox joined its session host's network namespace, `/proc/self/ns/net` is that
+ *    namespace (its inode), so a holder that died and whose pid was reused by a process in the
+ *    host's namespace never gives a program the host's network.
  *
  * Any failure prints {@linkcode SANDBOX_CHECK_MARKER} and the reason on stderr and exits with
  * {@linkcode SANDBOX_CHECK_EXIT} before the call's program starts.
@@ -116,10 +119,17 @@ for d in "\${dests[@]}"; do
   ident "$d" "$t" "\${pins[$i]}"
   i=$((i + 1))
 done
-c=$1 cp=$2; shift 2
+c=$1 cp=$2 nn=$3; shift 3
 if [ -n "$c" ]; then
   nolink "$c"; [ . -ef "$c" ] || fail "the working directory is not $c"
   [ -n "$cp" ] && ident . -1 "$cp"
+fi
+if [ -n "$nn" ]; then # the session host's network namespace, joined before bwrap started
+  exec {h}</proc/self/ns/net || fail "cannot open /proc/self/ns/net"
+  mapfile -t info < /proc/self/fdinfo/$h; exec {h}<&-; ino=
+  for k in "\${info[@]}"; do case $k in ino:*) ino=\${k#ino:}; ino=\${ino//[!0-9]/};; esac; done
+  [ -n "$ino" ] || ino=$(stat -L -c %i /proc/self/ns/net)
+  [ "$ino" = "$nn" ] || fail "the network namespace is not the session's ($ino, expected $nn)"
 fi
 exec "$@"`;
 
@@ -129,6 +139,7 @@ exec "$@"`;
  * @param checks the mounts to verify
  * @param cwd the expected working directory and its pin (`dev:ino`), each `""` for none
  * @param argv the call's program
+ * @param options `netns`: the inode the sandbox's network namespace must have (`""`: none)
  * @returns `/bin/bash -c <check> odek-check …`
  *
  * @example
@@ -142,6 +153,7 @@ export function sandboxCheckArgv(
   checks: readonly MountCheck[],
   cwd: { path: string; pin: string },
   argv: readonly string[],
+  options: { netns?: string } = {},
 ): string[] {
   const out = [
     "/bin/bash",
@@ -153,7 +165,7 @@ export function sandboxCheckArgv(
   for (const check of checks) {
     out.push(check.dest, check.source, check.mode, check.pin);
   }
-  return [...out, cwd.path, cwd.pin, ...argv];
+  return [...out, cwd.path, cwd.pin, options.netns ?? "", ...argv];
 }
 
 /**

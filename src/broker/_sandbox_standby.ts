@@ -8,12 +8,19 @@
 import { killSandbox } from "./_kill_sandbox.ts";
 
 /**
- * The program a spare sandbox runs: it waits for one NUL-terminated command on stdin, detaches
- * stdin, and replaces itself with `bash -c <command>`. The leading `:` word marks spares in a
+ * The program a spare sandbox runs: it waits for one NUL-terminated command on stdin, then a
+ * NUL-terminated egress credential (empty without network), detaches stdin, puts the credential
+ * into the proxy variables the egress launcher set (a spare is started before its call has
+ * one), and replaces itself with `bash -c <command>`. The leading `:` word marks spares in a
  * process listing.
  */
-export const STANDBY_LAUNCHER =
-  ': odek-standby; IFS= read -r -d "" c || exit 97; exec </dev/null; exec bash -c "$c"';
+export const STANDBY_LAUNCHER = [
+  ': odek-standby; IFS= read -r -d "" c || exit 97; IFS= read -r -d "" t; exec </dev/null',
+  'if [ -n "$t" ] && [ -n "${HTTP_PROXY-}" ]; then p="http://odek:$t@${HTTP_PROXY#http://}"',
+  '  export HTTP_PROXY="$p" HTTPS_PROXY="$p" ALL_PROXY="$p" http_proxy="$p" https_proxy="$p" all_proxy="$p"',
+  "fi; unset t p",
+  'exec bash -c "$c"',
+].join("\n");
 
 /** A sandbox started for a key, not yet used. */
 interface Spare {

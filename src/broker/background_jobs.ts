@@ -100,7 +100,15 @@ export class BackgroundJobs implements AsyncDisposable {
    */
   async start(
     command: string,
-    options: { set: PermissionSet; context: SandboxContext; detached: boolean },
+    options: {
+      set: PermissionSet;
+      context: SandboxContext;
+      detached: boolean;
+      /** The job's egress credential, when its network was approved. */
+      egressToken?: string;
+      /** Called once the job has ended (its sandbox is gone). */
+      onExit?: () => void;
+    },
   ): Promise<JobStatus> {
     const running = [...this.#jobs.values()].filter((j) => j.exitCode === undefined).length;
     if (running >= this.#maxRunning) {
@@ -118,6 +126,7 @@ export class BackgroundJobs implements AsyncDisposable {
     const { argv, env } = renderSandbox(options.set, options.context, {
       kind: "program",
       argv: ["bash", "-c", command],
+      ...(options.egressToken ? { egressToken: options.egressToken } : {}),
     });
     let logFile: string | undefined;
     if (options.detached) {
@@ -159,7 +168,13 @@ export class BackgroundJobs implements AsyncDisposable {
         job.exitCode = status.signal ? 128 + signalNumber(status.signal) : status.code;
         job.endedAt = performance.now();
       }),
-    ]).then(() => {});
+    ]).then(() => {
+      try {
+        options.onExit?.();
+      } catch {
+        // The job has ended either way.
+      }
+    });
     if (options.detached) child.unref();
     this.#jobs.set(id, job);
     return this.status(id)!;

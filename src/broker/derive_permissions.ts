@@ -19,6 +19,12 @@ export interface DerivePermissionsContext {
    * is writable exactly when the workspace is. @default []
    */
   addDirs?: readonly { path: string; readOnly: boolean }[];
+  /**
+   * The workspace's protected files that exist (`WorkspaceGuard`: hooks, `.git/config`, `.envrc`
+   * …): read-only in a writable workspace, except those an approved `system_write` or
+   * `destructive` part names (or holds, or lies inside). @default []
+   */
+  protectedPaths?: readonly string[];
 }
 
 /**
@@ -30,6 +36,9 @@ export interface DerivePermissionsContext {
  * | `local_write`, `code_execution` | the workspace and the writable added directories writable |
  * | `network` | `{ type: "proxy", allowDomains: [] }` (egress through the core's proxy) |
  * | `system_write`, `destructive` | exactly the part's targets writable |
+ *
+ * In a writable workspace the existing protected files (`context.protectedPaths`) stay
+ * read-only (`readOnlyPaths`) unless an approved target names them.
  *
  * Targets are resolved against the workspace when relative; a target that is a protected root,
  * lies inside one, or contains one (`/`, `~` when ODEK_HOME is `~/.odek`) is dropped, so that
@@ -90,12 +99,19 @@ export function derivePermissions(
       }
     }
   }
+  const granted = [...writePaths].filter((path) => path !== workspace);
+  const readOnly = writePaths.has(workspace)
+    ? (context.protectedPaths ?? []).filter((path) =>
+      isWithin(workspace, path) && !granted.some((target) => overlaps(target, path))
+    )
+    : [];
   return {
     readPaths: [...new Set([workspace, ...addDirs.map((dir) => dir.path)])].sort(),
     writePaths: [...writePaths].sort(),
     network,
     runBinaries: [],
     envNames: [],
+    ...(readOnly.length > 0 ? { readOnlyPaths: [...new Set(readOnly)].sort() } : {}),
   };
 }
 

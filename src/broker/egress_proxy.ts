@@ -13,13 +13,14 @@ import { sweepStaleEgress } from "./_sweep_stale_egress.ts";
 import {
   closeQuietly,
   concat,
+  MAX_CONNECTIONS,
   pump,
   readHead,
   refuseBusy,
   reply,
   within,
   writeAll,
-} from "./_egress_io.ts";
+} from "./_proxy_io.ts";
 
 /**
  * One destination the proxy was asked for, and what it decided.
@@ -80,10 +81,24 @@ export interface EgressProxyOptions {
    * (needs `--allow-sys=networkInterfaces`; without it every destination is refused)
    */
   hostAddresses?: () => readonly string[];
+  /**
+   * Require a live credential on {@linkcode EgressProxy.socketPath}: each request must carry,
+   * as the password of its `Proxy-Authorization: Basic` header, a token from
+   * {@linkcode EgressProxy.issue} not yet revoked (programs of one session host share a loopback,
+   * so a sibling could otherwise use another call's forwarder). Requests on
+   * {@linkcode EgressProxy.trustedSocketPath} (odek's own web tool children, whose namespace is
+   * their own) need none. @default false
+   */
+  credentials?: boolean;
 }
 
-/** Connections served at once; more are answered 503 (a sandbox cannot exhaust the core's files). */
-const MAX_CONNECTIONS = 256;
+/** A per-call egress credential: valid until revoked. */
+export interface EgressCredential {
+  /** The token (the password of the proxy URL's userinfo; the user name is ignored). */
+  readonly token: string;
+  /** Refuse the token from now on and cut every connection opened with it. Idempotent. */
+  revoke(): void;
+}
 
 /**
  * An HTTP proxy on a Unix socket (`CONNECT host:port` for HTTPS and other TCP, absolute-URI
@@ -112,7 +127,12 @@ const MAX_CONNECTIONS = 256;
 export class EgressProxy implements AsyncDisposable {
   /** The Unix socket clients connect to (inside a private 0700 directory). */
   readonly socketPath: string;
+  /** A second socket that needs no credential: for odek's own web tool children only. */
+  readonly trustedSocketPath: string;
   #listener: Deno.Listener;
+  #trusted: Deno.Listener;
+  /** Live tokens, each with the connections opened with it. */
+  #tokens = new Map<string, Set<Deno.Conn>>();
   #dir: string;
   #options: EgressProxyOptions;
   #open = new Set<Deno.Conn>();
@@ -120,12 +140,39 @@ export class EgressProxy implements AsyncDisposable {
   #log: Promise<void> = Promise.resolve();
   #serving: Promise<void>;
 
-  private constructor(listener: Deno.Listener, dir: string, options: EgressProxyOptions) {
+  private constructor(
+    listener: Deno.Listener,
+    trusted: Deno.Listener,
+    dir: string,
+    options: EgressProxyOptions,
+  ) {
     this.#listener = listener;
+    this.#trusted = trusted;
     this.#dir = dir;
     this.#options = options;
     this.socketPath = (listener.addr as Deno.UnixAddr).path;
-    this.#serving = this.#serve();
+    this.trustedSocketPath = (trusted.addr as Deno.UnixAddr).path;
+    this.#serving = Promise.all([this.#serve(listener, false), this.#serve(trusted, true)])
+      .then(() => {});
+  }
+
+  /**
+   * A credential for one call (or background job) granted network: the proxy accepts requests
+   * carrying it until it is revoked.
+   *
+   * @returns the token and its revocation
+   */
+  issue(): EgressCredential {
+    const token = crypto.randomUUID().replaceAll("-", "");
+    this.#tokens.set(token, new Set());
+    return {
+      token,
+      revoke: () => {
+        const conns = this.#tokens.get(token);
+        this.#tokens.delete(token);
+        for (const conn of conns ?? []) closeQuietly(conn);
+      },
+    };
   }
 
   /**
@@ -140,8 +187,9 @@ export class EgressProxy implements AsyncDisposable {
     const dir = await Deno.makeTempDir({ prefix: "odek-egress-", dir: options.dir });
     await Deno.chmod(dir, 0o700);
     const listener = Deno.listen({ transport: "unix", path: join(dir, "proxy.sock") });
+    const trusted = Deno.listen({ transport: "unix", path: join(dir, "trusted.sock") });
     await sweepStaleEgress(dirname(dir), dir);
-    return new EgressProxy(listener, dir, options);
+    return new EgressProxy(listener, trusted, dir, options);
   }
 
   /**
@@ -157,10 +205,12 @@ export class EgressProxy implements AsyncDisposable {
 
   /** Stop listening, cut every open connection, remove the socket directory. Idempotent. */
   async close(): Promise<void> {
-    try {
-      this.#listener.close();
-    } catch {
-      // Already closed.
+    for (const listener of [this.#listener, this.#trusted]) {
+      try {
+        listener.close();
+      } catch {
+        // Already closed.
+      }
     }
     for (const conn of this.#open) closeQuietly(conn);
     await this.#serving;
@@ -173,15 +223,15 @@ export class EgressProxy implements AsyncDisposable {
     await this.close();
   }
 
-  async #serve(): Promise<void> {
+  async #serve(listener: Deno.Listener, trusted: boolean): Promise<void> {
     try {
-      for await (const conn of this.#listener) {
+      for await (const conn of listener) {
         if (this.#open.size >= MAX_CONNECTIONS * 2) { // each tunnel holds two connections
-          void refuseBusy(conn, MAX_CONNECTIONS);
+          void refuseBusy(conn);
           continue;
         }
         this.#open.add(conn);
-        void this.#handle(conn).finally(() => {
+        void this.#handle(conn, trusted).finally(() => {
           this.#open.delete(conn);
           closeQuietly(conn);
         });
@@ -191,12 +241,22 @@ export class EgressProxy implements AsyncDisposable {
     }
   }
 
-  async #handle(client: Deno.Conn): Promise<void> {
+  async #handle(client: Deno.Conn, trusted: boolean): Promise<void> {
     const head = await readHead(client);
     if (head === null) return reply(client, 400, "the request head is missing or too large");
     const request = parseProxyRequest(head.text);
     if (request.type === "bad") return reply(client, request.status, request.message);
     const { host, port } = request;
+    let owned: Set<Deno.Conn> | undefined;
+    if (this.#options.credentials && !trusted) {
+      owned = request.credential === undefined ? undefined : this.#tokens.get(request.credential);
+      if (owned === undefined) {
+        const reason = "no live egress credential: the network of this call was not approved";
+        this.#report({ host, port, allowed: false, reason });
+        return reply(client, 407, `odek egress refused ${hostPort(host, port)}: ${reason}`);
+      }
+      owned.add(client);
+    }
     const decided = await this.#decide(host, port);
     if (!decided.allowed) {
       this.#report(decided);
@@ -223,6 +283,7 @@ export class EgressProxy implements AsyncDisposable {
       return reply(client, 502, `odek egress could not reach ${hostPort(host, port)}: ${reason}`);
     }
     this.#open.add(upstream);
+    owned?.add(upstream);
     try {
       const first = request.type === "connect"
         ? (await writeAll(client, "HTTP/1.1 200 Connection established\r\n\r\n"), head.rest)
@@ -233,6 +294,8 @@ export class EgressProxy implements AsyncDisposable {
       // Either side went away.
     } finally {
       this.#open.delete(upstream);
+      owned?.delete(upstream);
+      owned?.delete(client);
       closeQuietly(upstream);
     }
   }

@@ -22,6 +22,12 @@ export interface PermissionSet {
   runBinaries: string[];
   /** Environment variable names passed into the child besides the fixed base set. */
   envNames: string[];
+  /**
+   * Existing files and directories inside a writable path that stay read-only: the workspace's
+   * protected files (hooks, `.git/config`, `.envrc` …; `tools/_catalogue/protected_paths.ts`)
+   * that the call's approval does not name. @default none
+   */
+  readOnlyPaths?: string[];
 }
 
 /**
@@ -43,5 +49,6 @@ export function permissionSetKey(set: PermissionSet): string {
     n: set.network.type === "none" ? "none" : sorted(set.network.allowDomains),
     x: sorted(set.runBinaries),
     e: sorted(set.envNames),
+    ...(set.readOnlyPaths?.length ? { o: sorted(set.readOnlyPaths) } : {}),
   });
 }

@@ -26,7 +26,8 @@ export interface RenderDockerRunOptions {
  * Render `docker run` for one program. The container: `--rm`, `--init` (a pid 1 that reaps and
  * forwards signals), `--network none` (no network at all: the egress proxy does not exist yet, so
  * an approved `network` part gets none either), `--cap-drop ALL`, `no-new-privileges`, a pids
- * limit, a read-only root file system from the image, a fresh writable `/tmp` and home (tmpfs),
+ * limit, a read-only root file system from the image, the host's `/tmp` read-only with the
+ * session host's scratch writable (`TMPDIR`), a fresh writable home (tmpfs),
  * the user mapped to odek's uid:gid; bind mounts (never `-v`, which would create a missing source)
  * for the workspace (read-only unless the set writes it), the set's other read and write paths,
  * and the configured read-only home files, each at its real path; odek's data and install
@@ -72,14 +73,20 @@ export function renderDockerRun(
     PWD: checked(c.workspace),
     OLDPWD: checked(c.workspace),
     LANG: "C.UTF-8",
-    TMPDIR: "/tmp",
+    TMPDIR: c.scratchDir ? checked(c.scratchDir) : "/tmp",
     NO_COLOR: "1",
   };
   const out = [c.dockerPath, "run", "--rm", "-i", "--init", "--name", options.name];
   out.push("--network", "none", "--cap-drop", "ALL", "--security-opt", "no-new-privileges");
   out.push("--pids-limit", String(DOCKER_PIDS_LIMIT), "--read-only");
   out.push("--user", `${options.uid}:${options.gid}`, "--entrypoint", "");
-  out.push("--tmpfs", "/tmp:rw,exec,mode=1777", "--tmpfs", `${env.HOME}:rw,exec,mode=1777`);
+  // As in a bwrap sandbox: the host's /tmp read-only (a write elsewhere in it fails instead of
+  // vanishing with the container), the host's scratch writable as TMPDIR, every other host's
+  // scratch hidden.
+  out.push("--mount", bind("/tmp", true), "--tmpfs", `${env.HOME}:rw,exec,mode=1777`);
+  // Writable: docker creates the scratch's mount point in it (it cannot remount it read-only after).
+  if (c.scratchRoot) out.push("--tmpfs", `${checked(c.scratchRoot)}:rw,size=1m,mode=0700`);
+  if (c.scratchDir) out.push("--mount", bind(checked(c.scratchDir), false));
   for (const file of c.readOnlyHomeFiles) out.push("--mount", bind(checked(file), true));
   // As in renderSandbox: a write path writable through a writable parent with nothing read-only
   // or hidden between needs no mount of its own (and may not exist yet).
@@ -92,6 +99,12 @@ export function renderDockerRun(
   for (const path of reads) {
     if (writes.has(path) && [...writes].some((other) => covers(other, path, blockers))) continue;
     out.push("--mount", bind(path, !writes.has(path)));
+  }
+  // The workspace's protected files read-only over a writable workspace (existing ones only).
+  for (const path of set.readOnlyPaths ?? []) {
+    if ([...writes].some((w) => w === path || covers(w, path, []))) {
+      out.push("--mount", bind(checked(path), true));
+    }
   }
   for (const [name, value] of Object.entries(env)) out.push("-e", `${name}=${value}`);
   out.push("-w", checked(c.workspace), c.dockerImage ?? DEFAULT_DOCKER_IMAGE, ...argv);

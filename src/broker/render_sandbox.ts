@@ -6,9 +6,10 @@
 import { dirname, isAbsolute, normalize } from "node:path";
 import { type ModuleChild, moduleChildArgs, moduleImportFlags } from "./_module_dir.ts";
 import { OdekError } from "../_util/odek_error.ts";
-import type { PinnedPath } from "../_util/pin_path.ts";
 import type { PermissionSet } from "./permission_set.ts";
-import { EGRESS_LAUNCHER } from "./_egress_launcher.ts";
+import type { SandboxContext } from "./sandbox_context_shape.ts";
+import { EGRESS_LAUNCHER, EGRESS_TOKEN_ENV } from "./_egress_launcher.ts";
+import { GIT_NEUTRAL_ENV } from "./_git_neutral_env.ts";
 import {
   CLOSE_DESCRIPTORS,
   type MountCheck,
@@ -17,80 +18,7 @@ import {
   sandboxCheckArgv,
 } from "./_sandbox_check.ts";
 
-/** Where and how sandboxes are built. Every path is absolute and already realpathed. */
-export interface SandboxContext {
-  /**
-   * `bwrap`: mount namespace + Deno flags; `docker`: programs in a container (see
-   * `render_docker.ts`), tool children as in `bwrap` mode (bwrap when installed, else Deno flags
-   * only); `none`: Deno flags only, programs unconfined.
-   */
-  mode: "bwrap" | "docker" | "none";
-  /** The bwrap binary, or `null` when it is not installed. */
-  bwrapPath: string | null;
-  /** The docker client (`docker` mode), or `null`/absent when it is not installed. */
-  dockerPath?: string | null;
-  /** The image programs run in (`docker` mode). @default "odek:latest" (Dockerfile.odek) */
-  dockerImage?: string;
-  /** Where the docker client finds its engine (`DOCKER_HOST`, `DOCKER_CONTEXT`, `DOCKER_CONFIG`). */
-  dockerEnv?: Record<string, string>;
-  denoPath: string;
-  denoDir: string;
-  /** Holds `deno.json` (the tools' import map) and the tool-child entries. */
-  toolsDir: string;
-  workspace: string;
-  home: string;
-  odekHome: string;
-  installDir: string;
-  /** Hidden under an empty tmpfs in every sandbox (usually `[odekHome, installDir]`). */
-  protectedRoots: string[];
-  /** Files of the home bound read-only at their real paths when they exist (`~/.gitconfig`). */
-  readOnlyHomeFiles: string[];
-  /**
-   * Host secrets outside the home hidden in every sandbox: directories under an empty tmpfs,
-   * files under `/dev/null`. Each must exist. Filled when odek runs as root (root-only files
-   * such as `/etc/shadow` are readable by a sandbox whose user is root). @default none
-   */
-  hiddenPaths?: { dirs: string[]; files: string[] };
-  /** Extra environment entries; they never override the base entries. */
-  extraEnv?: Record<string, string>;
-  /**
-   * The egress proxy's Unix socket (`EgressProxy.socketPath`). Without it a `proxy` network
-   * policy stays offline. Its directory is hidden in every sandbox. @default no egress
-   */
-  egressSocket?: string;
-  /**
-   * A pids cgroup (see `findPidsCgroup`): each program sandbox joins a child group of it,
-   * `<pidsCgroup>/s<pid>`, capped at `maxProcesses` (processes and threads). `null`/absent: no
-   * process limit.
-   */
-  pidsCgroup?: string | null;
-  /** Processes and threads one program sandbox may hold at once. @default 1024 */
-  maxProcesses?: number;
-  /**
-   * Size cap of the sandbox's `/tmp` and of its home (each a tmpfs, which lives in RAM), in
-   * bytes. The tmpfs that only hide something get 1 MiB. @default 1 GiB
-   */
-  tmpfsMaxBytes?: number;
-  /**
-   * The compiled seccomp filter (see `writeSeccompFilter`) every bwrap sandbox runs under: no
-   * Unix-domain sockets, io_uring, keyring calls or foreign syscall ABI. `null`/absent: no filter.
-   */
-  seccompFile?: string | null;
-  /**
-   * The seccomp filter for a scope with approved network: the same as `seccompFile` but Unix-domain
-   * sockets are allowed, since the program reaches the egress proxy through one. `null`/absent:
-   * `seccompFile` is used, and the egress socket cannot be reached.
-   */
-  seccompEgressFile?: string | null;
-  /**
-   * Pins every bind source while the sandbox is rendered (`pinPath` from `src/_util/pin_path.ts`;
-   * `null` when nothing is there): each bind then gets a check inside the sandbox, before the
-   * call's program runs, that what bwrap mounted at its destination is the pinned object (see
-   * `_sandbox_check.ts`). Absent: no mount check (unit tests of the renderer); descriptors above
-   * 2 are closed either way. @default no pinning
-   */
-  pin?: (path: string) => PinnedPath | null;
-}
+export type { SandboxContext } from "./sandbox_context_shape.ts";
 
 /** {@linkcode SandboxContext.tmpfsMaxBytes} when absent (1 GiB). */
 export const DEFAULT_TMPFS_MAX_BYTES = 1024 * 1024 * 1024;
@@ -128,7 +56,17 @@ exec "$@"`;
  */
 export type SandboxCommand =
   | { kind: "tool_child"; entry: string; permissions?: "scoped" | "none"; module?: ModuleChild }
-  | { kind: "program"; argv: string[] };
+  | {
+    kind: "program";
+    argv: string[];
+    /**
+     * The call's egress credential (`EgressProxy.issue`): with a `proxy` network policy the
+     * proxy variables carry it (`http://odek:<token>@127.0.0.1:<port>`), so a sibling sandbox
+     * on the same loopback cannot use this call's forwarder. A spare gets it with its command
+     * instead (`STANDBY_LAUNCHER`). @default none
+     */
+    egressToken?: string;
+  };
 
 /** The V8 heap cap of a tool child without permissions, in MiB (it evaluates model input). */
 export const ISOLATED_CHILD_HEAP_MB = 512;
@@ -231,6 +169,7 @@ export function renderSandbox(
   const writes = isolated ? [] : unique(set.writePaths.map(checked));
   const reads = isolated ? [] : unique([c.workspace, ...set.readPaths, ...writes].map(checked));
   const cwd = isolated ? "/" : checked(c.workspace);
+  const scratch = !toolChild && c.scratchDir !== undefined ? checked(c.scratchDir) : null;
   const env: Record<string, string> = {
     ...c.extraEnv,
     PATH: SANDBOX_PATH,
@@ -238,10 +177,13 @@ export function renderSandbox(
     PWD: cwd,
     OLDPWD: cwd,
     LANG: "C.UTF-8",
-    TMPDIR: "/tmp",
+    TMPDIR: scratch ?? "/tmp",
     NO_COLOR: "1",
     ...(toolChild ? { DENO_DIR: c.denoDir } : {}),
   };
+  // The fixed git keys a repository could set to run a program, neutralised for a program whose
+  // workspace is read-only (a read scope: nothing configured by the repository may run).
+  if (!toolChild && !writes.includes(checked(c.workspace))) Object.assign(env, GIT_NEUTRAL_ENV);
   const egress = set.network.type === "proxy" && c.egressSocket !== undefined;
   const sandboxed = c.mode === "bwrap" && c.bwrapPath !== null;
   const socket = egress ? (sandboxed ? EGRESS_SOCKET_IN_SANDBOX : checked(c.egressSocket!)) : "";
@@ -253,6 +195,7 @@ export function renderSandbox(
     forward.push(`--allow-read=${socket}`, `--allow-write=${socket}`, forwarder, socket);
     inner = ["bash", "-c", EGRESS_LAUNCHER, "odek-egress", String(forward.length), ...forward];
     inner.push(...command.argv);
+    if (command.egressToken) env[EGRESS_TOKEN_ENV] = command.egressToken;
   }
   if (toolChild) {
     const run = set.runBinaries.map(checked);
@@ -288,11 +231,19 @@ export function renderSandbox(
   // [op, path, order at equal depth]; tmpfs hides before anything is bound back on top of it.
   // /run (and /var/run, a link to it) holds the host's sockets: docker, D-Bus, systemd, agents.
   // A read-only mount does not stop connect() on a socket file, so it is hidden too.
+  // A program sees the host's /tmp read-only (a write elsewhere in it fails visibly) and writes
+  // temporary files in its host's scratch. Where it may connect to Unix sockets (approved
+  // network, or no seccomp filter) /tmp is an empty read-only tmpfs instead, so no host socket
+  // there is reachable; tool children keep a private tmpfs (they run no programs).
+  const unixSockets = egress || !(c.seccompFile ?? null);
+  const emptyTmp = toolChild || unixSockets;
   const mounts: [string, string, number, string?][] = [
-    ["--tmpfs", "/tmp", 0],
+    ...(emptyTmp ? [["--tmpfs", "/tmp", 0] as [string, string, number]] : []),
     ["--tmpfs", "/run", 0],
     ["--tmpfs", checked(c.home), 0],
   ];
+  if (c.scratchRoot !== undefined) mounts.push(["--tmpfs", checked(c.scratchRoot), 0]);
+  if (scratch !== null) mounts.push(["--bind", scratch, 1]);
   for (const root of c.protectedRoots) mounts.push(["--tmpfs", checked(root), 0]);
   for (const dir of c.hiddenPaths?.dirs ?? []) mounts.push(["--tmpfs", checked(dir), 0]);
   for (const file of c.hiddenPaths?.files ?? []) mounts.push([HIDE_FILE, checked(file), 0]);
@@ -316,14 +267,24 @@ export function renderSandbox(
   for (const path of writes) {
     if (!writes.some((other) => covers(other, path, blockers))) mounts.push(["--bind", path, 2]);
   }
+  // Protected files inside a writable path (hooks, .git/config, .envrc …): read-only over it.
+  // Only existing ones: bwrap would leave an empty placeholder where a missing one was mounted.
+  for (const path of unique((isolated ? [] : set.readOnlyPaths ?? []).map(checked))) {
+    if (writes.some((w) => w === path || covers(w, path, []))) {
+      mounts.push(["--ro-bind-try", path, 3]);
+    }
+  }
   for (const [, path] of mounts) if (path === "/") throw new RangeError("Cannot hide or bind /");
   mounts.sort((a, b) => depth(a[3] ?? a[1]) - depth(b[3] ?? b[1]) || a[2] - b[2]);
+  // A program joins its host's network namespace (entered before the launcher); everything else
+  // gets a namespace of its own with only `lo`.
+  const shared = !toolChild && c.netns !== undefined;
   const argv = [
     c.bwrapPath,
     "--die-with-parent",
     "--new-session",
     "--unshare-all",
-    "--unshare-net",
+    shared ? "--share-net" : "--unshare-net",
   ];
   const tmpfsBytes = c.tmpfsMaxBytes ?? DEFAULT_TMPFS_MAX_BYTES;
   if (!Number.isSafeInteger(tmpfsBytes) || tmpfsBytes < HIDE_TMPFS_BYTES) {
@@ -348,20 +309,27 @@ export function renderSandbox(
     if (op === HIDE_FILE) argv.push("--ro-bind", "/dev/null", path);
     else if (op !== "--tmpfs") argv.push(...pinnedBind(c.pin, op, path, dest ?? path, checks));
     else {
-      // tmpfs lives in RAM: /tmp and the home get the configured cap, hiding ones next to none.
-      const size = path === "/tmp" || path === checked(c.home) ? tmpfsBytes : HIDE_TMPFS_BYTES;
+      // tmpfs lives in RAM: a private /tmp and the home get the configured cap, hiding ones next
+      // to none (a program's empty /tmp is read-only).
+      const big = (path === "/tmp" && toolChild) || path === checked(c.home);
+      const size = big ? tmpfsBytes : HIDE_TMPFS_BYTES;
       argv.push("--size", String(size), op, path);
     }
   }
+  // Nothing may be written where a host path is hidden or shown empty: it would be discarded.
+  if (c.scratchRoot !== undefined) argv.push("--remount-ro", checked(c.scratchRoot));
+  if (emptyTmp && !toolChild) argv.push("--remount-ro", "/tmp");
   // The working directory is checked too: a workspace covered by a writable parent has no bind.
   const start = isolated ? { path: "", pin: "" } : pinnedStart(c.pin, cwd);
-  argv.push("--chdir", cwd, "--", ...sandboxCheckArgv(checks, start, inner));
+  const netns = shared ? c.netns!.ino : "";
+  argv.push("--chdir", cwd, "--", ...sandboxCheckArgv(checks, start, inner, { netns }));
   const limit = toolChild ? null : c.pidsCgroup ?? null;
   const max = c.maxProcesses ?? DEFAULT_MAX_PROCESSES;
   if (!Number.isSafeInteger(max) || max < 8) {
     throw new RangeError(`maxProcesses must be an integer of at least 8, not ${max}`);
   }
-  const launcher = ["/bin/sh", "-c", SANDBOX_LAUNCHER, "odek-sandbox"];
+  const launcher = [...(shared ? c.netns!.enter : []), "/bin/sh", "-c", SANDBOX_LAUNCHER];
+  launcher.push("odek-sandbox");
   launcher.push(limit === null ? "" : checked(limit), limit === null ? "" : String(max), filter);
   return { argv: [...launcher, ...argv], env };
 }

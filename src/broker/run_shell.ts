@@ -43,6 +43,11 @@ export interface RunShellOptions {
    * still running. @default 2_000
    */
   killGraceMs?: number;
+  /**
+   * The call's egress credential (`EgressProxy.issue`), for a scope with network: the proxy
+   * variables carry it. @default none
+   */
+  egressToken?: string;
 }
 
 /**
@@ -129,6 +134,8 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     : renderSandbox(set, context, {
       kind: "program",
       argv: ["bash", "-c", viaStandby ? STANDBY_LAUNCHER : command],
+      // A spare is started before its call has a credential: it gets it with the command.
+      ...(options.egressToken && !viaStandby ? { egressToken: options.egressToken } : {}),
     });
   let started = performance.now();
   let program: Started;
@@ -137,7 +144,8 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     started = performance.now();
     program = watchSandboxed(child, grace);
     const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(`${command}\0`)).catch(() => {});
+    const token = options.egressToken ?? "";
+    await writer.write(new TextEncoder().encode(`${command}\0${token}\0`)).catch(() => {});
     await writer.close().catch(() => {});
   } else {
     program = context.mode === "bwrap"

@@ -3,70 +3,39 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { SandboxStandby } from "./_sandbox_standby.ts";
-import { z } from "zod";
 import { OdekError } from "../_util/odek_error.ts";
-import { fixedVerdict } from "../danger/fixed_verdict.ts";
-import type { TrustLevel } from "../danger/verdict.ts";
 import type { AddDir } from "../config/add_dirs.ts";
-import { isInside } from "../config/validate_workspace.ts";
-import { findBuiltinTool, TOOL_CATALOGUE } from "../../tools/_catalogue/mod.ts";
+import type { findBuiltinTool } from "../../tools/_catalogue/mod.ts";
 import { withEgressDecision } from "./_egress_refusal.ts";
 import { derivePermissions } from "./derive_permissions.ts";
-import type { EgressDecision, EgressProxy } from "./egress_proxy.ts";
+import type { EgressDecision } from "./egress_proxy.ts";
+import type { SandboxBrokerOptions } from "./sandbox_broker_options.ts";
 import type { PermissionSet } from "./permission_set.ts";
-import { createMissingTargets, removeUntouched } from "./_granted_targets.ts";
+import { runFileCall, warmFileChildren } from "./_file_call.ts";
+import { runShellCall } from "./_shell_call.ts";
+import { type BrokerHost, hostContextOf, openBrokerHost } from "./_broker_host.ts";
+import { ProtectedReverts } from "./_protected_reverts.ts";
+import { guardedCall } from "./_guarded_call.ts";
+import { admitCall } from "./_admit_call.ts";
+import { realTargets } from "./_real_targets.ts";
+import { type RevertedPath, type WorkspaceFacts, WorkspaceGuard } from "./workspace_guard.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
-import { runShell } from "./run_shell.ts";
 import { BackgroundJobs } from "./background_jobs.ts";
 import { runBackgroundTool } from "./_run_background_tool.ts";
-import { ToolChildPool } from "./tool_child_pool.ts";
-import { ModuleToolPools } from "./_module_tools.ts";
-import { type CallScope, callScope } from "./_call_scope.ts";
-import type { Verdict } from "../danger/verdict.ts";
 import { SandboxRefusals } from "./_sandbox_refusals.ts";
-import type { SandboxRefusal, ToolBroker, ToolInvocation, ToolResult } from "./tool_broker.ts";
-import type { ModuleTool } from "./tool_broker.ts";
+import { type BrokerPools, NO_PERMISSIONS, openBrokerPools } from "./_broker_pools.ts";
+import { runModuleCall } from "./_module_call.ts";
+import type {
+  ModuleTool,
+  ProtectedRevert,
+  SandboxRefusal,
+  ToolBroker,
+  ToolInvocation,
+  ToolResult,
+} from "./tool_broker.ts";
 
-/** Options for {@linkcode SandboxBroker}. */
-export interface SandboxBrokerOptions {
-  /** Paths and mode of this odek (see `sandboxContextFromEnvironment`). */
-  context: Omit<SandboxContext, "workspace">;
-  /**
-   * Validates the workspace and returns its realpath. Called before every call (never cached);
-   * an `OdekError` with code `WORKSPACE_INVALID` becomes a `denied` result.
-   */
-  resolveWorkspace: () => Promise<string>;
-  /**
-   * Validates the directories the operator granted (`--add-dir`) and returns them realpathed.
-   * Called before every call, like `resolveWorkspace`; `WORKSPACE_INVALID` becomes `denied`.
-   * @default none granted
-   */
-  resolveAddDirs?: () => Promise<AddDir[]>;
-  /** The run's trust level: `untrusted` runs may only read. */
-  trustLevel: TrustLevel;
-  /** Shell timeout when the call names none, in milliseconds. @default 1_800_000 */
-  shellTimeoutMs?: number;
-  /** A file-tool call not answered within this many milliseconds is cancelled. @default 120_000 */
-  fileCallTimeoutMs?: number;
-  /** A compute call not answered within this many milliseconds is cancelled. @default 30_000 */
-  computeCallTimeoutMs?: number;
-  /**
-   * The egress proxy that calls granted network go through (the broker closes it in `close()`).
-   * Without it, a granted network part stays offline: the sandbox keeps only `lo`.
-   */
-  egress?: EgressProxy;
-}
-
-/** The scope of every compute call: nothing at all. */
-const NO_PERMISSIONS: PermissionSet = {
-  readPaths: [],
-  writePaths: [],
-  network: { type: "none" },
-  runBinaries: [],
-  envNames: [],
-};
+export type { SandboxBrokerOptions } from "./sandbox_broker_options.ts";
 
 /**
  * Runs built-in tool calls: `fixedVerdict` → `derivePermissions` → the file-tool child for the
@@ -96,12 +65,8 @@ export class SandboxBroker implements ToolBroker {
   #options: SandboxBrokerOptions;
   /** The options' context, with the egress socket when there is a proxy. */
   #context: Omit<SandboxContext, "workspace">;
-  #pool: ToolChildPool;
-  /** The compute child (no permissions; `tools/compute.ts`). */
-  #computePool: ToolChildPool;
-  #webPool: ToolChildPool;
-  /** The module-tool children of library tools, one pool per tool (`_module_tools.ts`). */
-  #modules: ModuleToolPools;
+  /** The tool children: files, compute, web and library tools (`_broker_pools.ts`). */
+  #pools: BrokerPools;
   /** One controller per shell command in flight, so close() kills their sandboxes. */
   #shells = new Set<AbortController>();
   /** The next shell sandbox of each scope, started ahead of time (see `_sandbox_standby.ts`). */
@@ -110,6 +75,13 @@ export class SandboxBroker implements ToolBroker {
   #jobs = new BackgroundJobs();
   /** Shell calls in flight per granted write target, so a placeholder outlives every user. */
   #targetUsers = new Map<string, number>();
+  /** The scratch and the shared network namespace, set up before the first call. */
+  #host: Promise<BrokerHost> | undefined;
+  /** The workspace's protected files: bound read-only, reverted after writable calls. */
+  #guard: WorkspaceGuard;
+  #reverts = new ProtectedReverts();
+  /** Calls run so far (a unique key per call for the guard). */
+  #calls = 0;
   #closed = false;
   /** Whether the common file-tool children were started ahead of time. */
   #warmed = false;
@@ -122,22 +94,60 @@ export class SandboxBroker implements ToolBroker {
     this.#context = options.egress
       ? { ...options.context, egressSocket: options.egress.socketPath }
       : options.context;
-    this.#pool = new ToolChildPool({
-      context: this.#context,
-      callTimeoutMs: options.fileCallTimeoutMs,
+    this.#pools = openBrokerPools(options, this.#context);
+    this.#guard = new WorkspaceGuard({ home: options.context.home });
+  }
+
+  /**
+   * Set up the session host's scratch directory and shared network namespace (done by the first
+   * call otherwise). Idempotent; never throws.
+   *
+   * @returns what could not be set up, one sentence each (shown to the operator)
+   */
+  async start(): Promise<string[]> {
+    this.#host ??= openBrokerHost({
+      context: this.#options.context,
+      tmpDir: this.#options.tmpDir ?? "/tmp",
+      sharedNetwork: this.#options.sharedNetwork ?? true,
+      hostPorts: this.#options.hostPorts ?? [],
     });
-    this.#computePool = new ToolChildPool({
-      context: this.#context,
-      entry: join(options.context.toolsDir, "compute.ts"),
-      callTimeoutMs: options.computeCallTimeoutMs ?? 30_000,
-      permissions: "none",
-    });
-    this.#webPool = new ToolChildPool({
-      context: this.#context,
-      entry: join(options.context.toolsDir, "web.ts"),
-      callTimeoutMs: WEB_CALL_TIMEOUT_MS,
-    });
-    this.#modules = new ModuleToolPools(this.#context);
+    return [...(await this.#host).warnings];
+  }
+
+  /** The host's scratch directory (`TMPDIR` of every program), once {@linkcode start} ran. */
+  async scratchDir(): Promise<string | undefined> {
+    await this.start();
+    return (await this.#host!).scratch?.dir;
+  }
+
+  /** Whether programs share one network namespace (after {@linkcode start}). */
+  async sharesNetwork(): Promise<boolean> {
+    await this.start();
+    return (await this.#host!).network !== null;
+  }
+
+  /**
+   * The workspace's protected files and the programs its repositories configure, scanned now
+   * (synchronously: for the classifier's context before each call).
+   *
+   * @param workspace the workspace (real path)
+   */
+  workspaceFacts(workspace: string): WorkspaceFacts {
+    return this.#guard.facts(workspace);
+  }
+
+  /**
+   * Report every time odek undid changes a call made to files the host runs later, until the
+   * returned function is called. @returns the function that stops the reports
+   */
+  onProtectedRevert(listener: (revert: ProtectedRevert) => void): () => void {
+    return this.#reverts.subscribe(listener);
+  }
+
+  /** The context of a program or child of this host: with the scratch and the namespace. */
+  async #hostContext(): Promise<Omit<SandboxContext, "workspace">> {
+    await this.start();
+    return hostContextOf(await this.#host!, this.#context);
   }
 
   /**
@@ -153,11 +163,29 @@ export class SandboxBroker implements ToolBroker {
     return await this.#screened(invocation, () => this.#run(invocation, signal));
   }
 
-  /** Run `call`, turning a path that changed under a sandbox into a reported refusal. */
-  async #screened(
+  /**
+   * Run one approved call of a library tool (`defineTool`), which must carry its verdict, in the
+   * module-tool child for its scope (`_module_call.ts`). Refusals are data, as for `run`.
+   * @throws as {@linkcode SandboxBroker.run} does
+   */
+  async runModuleTool(
     invocation: ToolInvocation,
-    call: () => Promise<ToolResult>,
+    tool: ModuleTool,
+    signal?: AbortSignal,
   ): Promise<ToolResult> {
+    return await this.#screened(invocation, () =>
+      runModuleCall(invocation, tool, {
+        modules: this.#pools.modules,
+        scope: { ...this.#options, context: this.#context },
+        guard: this.#guard,
+        reverts: this.#reverts,
+        key: `${invocation.id}#${this.#calls++}`,
+        withEgress: (call) => this.#withEgress(call),
+      }, signal));
+  }
+
+  /** Run `call`, turning a path that changed under a sandbox into a reported refusal. */
+  async #screened(invocation: ToolInvocation, call: () => Promise<ToolResult>) {
     try {
       return this.#refusals.screen(invocation, await call());
     } catch (error) {
@@ -175,36 +203,76 @@ export class SandboxBroker implements ToolBroker {
   }
 
   async #run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult> {
-    const { name } = invocation;
-    if (this.#closed) return failure("failed", `Cannot run ${name}: the broker is closed`);
-    // The loop looked the call up and validated it (`entry`); other callers get both here.
-    const tool = invocation.entry ?? findBuiltinTool(name);
-    if (tool === undefined) {
-      const names = TOOL_CATALOGUE.map((t) => t.name).join(", ");
-      return failure("unknown_tool", `There is no tool named "${name}": the tools are ${names}`);
+    if (this.#closed) {
+      return failure("failed", `Cannot run ${invocation.name}: the broker is closed`);
     }
-    let args = invocation.args;
-    if (invocation.entry === undefined) {
-      const parsed = tool.args.safeParse(invocation.args);
-      if (!parsed.success) {
-        return failure(
-          "invalid_arguments",
-          `Invalid arguments for ${name}: ${z.prettifyError(parsed.error)}`,
-        );
-      }
-      args = parsed.data;
-    }
+    const admitted = await admitCall(invocation, this.#options);
+    if ("ok" in admitted) return admitted;
+    const { tool, args, workspace, addDirs, verdict } = admitted;
+    const { trustLevel } = this.#options;
     const context = this.#context;
-    const verdict = invocation.verdict ?? fixedVerdict({ name, args });
-    const scope = await this.#scope({ ...invocation, args }, verdict);
-    if ("refusal" in scope) return scope.refusal;
-    const { set, workspace, addDirs } = scope;
+    // Granted targets become binds: resolve their links first (see _real_targets.ts).
+    const real = await realTargets(verdict, workspace, {
+      protectedRoots: context.protectedRoots,
+      home: context.home,
+    });
+    const derive = (protectedPaths: readonly string[] = []) =>
+      derivePermissions({ ...invocation, args }, real, trustLevel, {
+        workspace,
+        protectedRoots: context.protectedRoots,
+        addDirs,
+        protectedPaths,
+      });
+    const base = derive();
+    // Compute and web children never write the workspace: only the others are guarded.
+    const guarded = tool.category === "compute" || tool.category === "web"
+      ? base.writePaths.filter((p) => p !== workspace)
+      : base.writePaths;
+    const call = { invocation, key: `${invocation.id}#${this.#calls++}`, workspace, verdict: real };
+    return await guardedCall(
+      this.#guard,
+      this.#reverts,
+      call,
+      guarded,
+      ({ facts, defer }) =>
+        this.#dispatch(invocation, tool, args, facts ? derive(facts.protectedRoots) : base, {
+          workspace,
+          addDirs,
+          protectedExtra: facts?.protectedExtra ?? [],
+          defer,
+          ...(signal ? { signal } : {}),
+        }),
+    );
+  }
+
+  async #dispatch(
+    invocation: ToolInvocation,
+    tool: NonNullable<ReturnType<typeof findBuiltinTool>>,
+    args: Record<string, unknown>,
+    set: PermissionSet,
+    options: {
+      workspace: string;
+      addDirs: AddDir[];
+      protectedExtra: readonly string[];
+      signal?: AbortSignal;
+      /** Hand the end of the protected-file check to something outliving the call (a job). */
+      defer: () => () => RevertedPath[];
+    },
+  ): Promise<ToolResult> {
+    const { name } = invocation;
+    const { signal, workspace, addDirs } = options;
+    const context = await this.#hostContext();
     if (tool.category === "files") {
-      const roots = addDirs.map((dir) => dir.path);
-      return await this.#pool.call(name, args, { set, workspace, roots, signal });
+      return await runFileCall(this.#pools.files, this.#context.protectedRoots, invocation, args, {
+        set,
+        workspace,
+        addDirs,
+        protectedExtra: options.protectedExtra,
+        ...(signal ? { signal } : {}),
+      });
     }
     if (tool.category === "compute") {
-      return await this.#computePool.call(name, args, {
+      return await this.#pools.compute.call(name, args, {
         set: NO_PERMISSIONS,
         workspace: "/",
         signal,
@@ -212,87 +280,40 @@ export class SandboxBroker implements ToolBroker {
     }
     if (tool.category === "web") {
       return await this.#withEgress(() =>
-        this.#webPool.call(name, args, { set, workspace, signal })
+        this.#pools.web.call(name, args, { set, workspace, signal })
       );
     }
     if (tool.category === "bg") {
+      const credential = name === "bg_start" && set.network.type !== "none"
+        ? this.#options.egress?.issue()
+        : undefined;
+      // A job lives past this call: its protected-file check and its credential end with it.
+      const ending = name === "bg_start" ? options.defer() : () => [];
       return await runBackgroundTool(this.#jobs, name, args, {
         set,
         context: { ...context, workspace },
+        ...(credential ? { egressToken: credential.token } : {}),
+        onExit: () => {
+          credential?.revoke();
+          this.#reverts.report(invocation, ending());
+        },
       });
     }
     if (tool.category !== "shell") {
       return failure("unknown_tool", `${name} does not run in a sandbox`);
     }
-    // Granted targets: write paths other than the workspace and the added directories, and not
-    // inside another writable path (that one's bind already covers them).
-    const granted = set.writePaths.filter((path) =>
-      path !== workspace && !addDirs.some((dir) => dir.path === path) &&
-      !set.writePaths.some((other) => other !== path && isInside(path, other))
-    );
-    for (const target of granted) {
-      this.#targetUsers.set(target, (this.#targetUsers.get(target) ?? 0) + 1);
-    }
-    // After approval, before the sandbox: a missing granted target gets a placeholder to bind.
-    const placeholders = context.mode === "none"
-      ? [] // unconfined: the program writes the real path itself
-      : await createMissingTargets(granted, context.protectedRoots);
-    const seconds = typeof args.timeout_seconds === "number" ? args.timeout_seconds : undefined;
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) controller.abort();
-    this.#shells.add(controller);
-    try {
-      return await runShell(String(args.command), {
-        set,
-        context: { ...context, workspace },
-        timeoutMs: seconds !== undefined
-          ? seconds * 1000
-          : this.#options.shellTimeoutMs ?? 1_800_000,
-        signal: controller.signal,
-        // A spare started earlier may bind an older placeholder: start this one on demand.
-        ...(placeholders.length === 0 ? { standby: this.#standby } : {}),
-      });
-    } finally {
-      this.#shells.delete(controller);
-      signal?.removeEventListener("abort", onAbort);
-      for (const target of granted) {
-        this.#targetUsers.set(target, (this.#targetUsers.get(target) ?? 1) - 1);
-      }
-      const idle = placeholders.filter((p) => (this.#targetUsers.get(p.target) ?? 0) === 0);
-      await removeUntouched(idle);
-      for (const target of granted) {
-        if (this.#targetUsers.get(target) === 0) this.#targetUsers.delete(target);
-      }
-    }
-  }
-
-  /** The scope of an approved call (see `_call_scope.ts`). */
-  #scope(invocation: ToolInvocation, verdict: Verdict): Promise<CallScope> {
-    return callScope(invocation, verdict, { ...this.#options, context: this.#context });
-  }
-
-  /**
-   * Run one approved call of a library tool (`defineTool`), which must carry its verdict, in the
-   * module-tool child for its scope (`_module_tools.ts`). Refusals are data, as for `run`.
-   * @throws as {@linkcode SandboxBroker.run} does
-   */
-  async runModuleTool(
-    invocation: ToolInvocation,
-    tool: ModuleTool,
-    signal?: AbortSignal,
-  ): Promise<ToolResult> {
-    return await this.#screened(invocation, async () => {
-      const module = await this.#modules.resolve(invocation, tool);
-      if ("refusal" in module) return module.refusal;
-      const scope = await this.#scope(invocation, module.verdict);
-      if ("refusal" in scope) return scope.refusal;
-      const { set, workspace, addDirs } = scope;
-      const roots = addDirs.map((dir) => dir.path);
-      return await this.#withEgress(() =>
-        module.pool.call(invocation.name, invocation.args, { set, workspace, roots, signal })
-      );
+    return await runShellCall(String(args.command), {
+      set,
+      context: { ...context, workspace },
+      addDirs,
+      timeoutMs: typeof args.timeout_seconds === "number"
+        ? args.timeout_seconds * 1000
+        : this.#options.shellTimeoutMs ?? 1_800_000,
+      standby: this.#standby,
+      shells: this.#shells,
+      targetUsers: this.#targetUsers,
+      ...(this.#options.egress ? { egress: this.#options.egress } : {}),
+      ...(signal ? { signal } : {}),
     });
   }
 
@@ -331,53 +352,28 @@ export class SandboxBroker implements ToolBroker {
     this.#standby.prepare();
     if (!this.#warmed) {
       this.#warmed = true;
-      void this.#warmFileChildren();
+      void warmFileChildren(this.#pools.files, this.#options, {
+        facts: (workspace) => this.#guard.facts(workspace),
+        protectedRoots: this.#context.protectedRoots,
+        closed: () => this.#closed,
+      });
     }
   }
 
   /**
-   * Start the file-tool children of the two scopes nearly every run uses (the workspace
-   * read-only, for reads; writable, for writes) while the model thinks about its first turn.
+   * Kill every tool child and every shell sandbox in flight, stop the shared network namespace
+   * and remove the scratch directory. Idempotent; later calls fail as data.
    */
-  async #warmFileChildren(): Promise<void> {
-    let workspace: string;
-    let addDirs: AddDir[];
-    try {
-      workspace = await this.#options.resolveWorkspace();
-      addDirs = (await this.#options.resolveAddDirs?.()) ?? [];
-    } catch {
-      return; // the first real call reports it
-    }
-    for (const name of ["read_file", "write_file"]) {
-      const invocation = { id: "warm", name, args: { path: "." } };
-      const set = derivePermissions(
-        invocation,
-        fixedVerdict(invocation),
-        this.#options.trustLevel,
-        {
-          workspace,
-          protectedRoots: this.#context.protectedRoots,
-          addDirs,
-        },
-      );
-      if (this.#closed) return;
-      this.#pool.warm(set, workspace);
-    }
-  }
-
-  /** Kill every tool child and every shell sandbox in flight. Idempotent; later calls fail as data. */
   async close(): Promise<void> {
     this.#closed = true;
     for (const controller of this.#shells) controller.abort();
     await Promise.all([
-      this.#pool.close(),
-      this.#computePool.close(),
-      this.#webPool.close(),
-      this.#modules.close(),
+      this.#pools.close(),
       this.#standby.close(),
       this.#jobs.close(),
     ]);
     await this.#options.egress?.close();
+    await (await this.#host)?.close();
   }
 
   /** {@linkcode SandboxBroker.close}: for `await using`. */
@@ -385,9 +381,6 @@ export class SandboxBroker implements ToolBroker {
     await this.close();
   }
 }
-
-/** A web call may take 120 s (its own timeout) plus the child's start: then its child is killed. */
-const WEB_CALL_TIMEOUT_MS = 150_000;
 
 function failure(
   kind: Exclude<ToolResult, { ok: true }>["error"]["kind"],

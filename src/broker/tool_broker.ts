@@ -180,6 +180,15 @@ export interface ModuleTool {
  * if (!refusal.reason.includes("link")) throw new Error("reason");
  * ```
  */
+/** Files the host runs later that a call (or background job) changed, and odek undid. */
+export interface ProtectedRevert {
+  /** The tool-call id (for a background job, the call that started it). */
+  callId: string;
+  name: string;
+  /** Each path and what was done: `removed` (it was new), `restored`, or `kept` with why. */
+  paths: { path: string; action: "removed" | "restored" | "kept"; why?: string }[];
+}
+
 export interface SandboxRefusal {
   /** The tool-call id. */
   callId: string;
@@ -242,6 +251,11 @@ export interface ToolBroker extends AsyncDisposable {
     tool: ModuleTool,
     signal?: AbortSignal,
   ): Promise<ToolResult>;
+  /**
+   * Report each time odek undid a call's changes to files the host runs later (hooks,
+   * `.git/config`, `.envrc` …), until the returned function is called.
+   */
+  onProtectedRevert?(listener: (revert: ProtectedRevert) => void): () => void;
   /** Stop every child this broker started. Idempotent. */
   close(): Promise<void>;
 }

@@ -55,6 +55,22 @@ export interface ToolChildCallOptions {
    */
   roots?: string[];
   /**
+   * Single files the call's approval granted (outside the workspace, or protected files inside
+   * it): the child writes them in place. @default []
+   */
+  grants?: string[];
+  /**
+   * Protected places besides the fixed names (a repository's `core.hooksPath` and included
+   * configuration, relative to the workspace): file tools refuse them unless granted.
+   * @default []
+   */
+  protectedExtra?: string[];
+  /**
+   * Stop the child after this call (its scope binds a placeholder that may be removed after it).
+   * @default false
+   */
+  oneShot?: boolean;
+  /**
    * Stops waiting for the answer (the result is `interrupted`) and cancels the call in its child,
    * which stops the work (or is killed when it does not stop within `cancelGraceMs`).
    */
@@ -132,13 +148,26 @@ export class ToolChildPool implements AsyncDisposable {
       return { ok: false, error: { kind: "failed", message: "The tool-child pool is closed" } };
     }
     if (signal?.aborted) return interrupted(tool);
-    const child = this.#childFor(set, workspace);
+    const child = this.#childFor(set, workspace, options.oneShot === true);
     const roots = options.roots ?? [];
-    const outcome = await child.call(
-      { tool, args, workspace, ...(roots.length > 0 ? { roots } : {}) },
-      { timeoutMs: this.#callTimeoutMs, ...(signal ? { signal } : {}) },
-    );
-    return this.#resultOf(tool, outcome);
+    const grants = options.grants ?? [];
+    const protect = options.protectedExtra ?? [];
+    try {
+      const outcome = await child.call(
+        {
+          tool,
+          args,
+          workspace,
+          ...(roots.length > 0 ? { roots } : {}),
+          ...(grants.length > 0 ? { grants } : {}),
+          ...(protect.length > 0 ? { protect } : {}),
+        },
+        { timeoutMs: this.#callTimeoutMs, ...(signal ? { signal } : {}) },
+      );
+      return this.#resultOf(tool, outcome);
+    } finally {
+      if (options.oneShot) await child.kill("its one call is done");
+    }
   }
 
   #resultOf(tool: string, outcome: CallOutcome): ToolResult {
@@ -208,10 +237,10 @@ export class ToolChildPool implements AsyncDisposable {
     await this.close();
   }
 
-  #childFor(callSet: PermissionSet, workspace: string): ToolChild {
+  #childFor(callSet: PermissionSet, workspace: string, oneShot = false): ToolChild {
     const set = this.#module ? withModuleDir(callSet, this.#module) : callSet;
     const key = poolKey(set, workspace);
-    const existing = this.#children.get(key);
+    const existing = oneShot ? undefined : this.#children.get(key);
     if (existing?.alive) return existing;
     const context: SandboxContext = { ...this.#context, workspace };
     const { argv, env } = renderSandbox(set, context, {
@@ -225,7 +254,7 @@ export class ToolChildPool implements AsyncDisposable {
       this.#running.delete(gone);
       if (this.#children.get(key) === gone) this.#children.delete(key);
     }, { cancelGraceMs: this.#cancelGraceMs });
-    this.#children.set(key, child);
+    if (!oneShot) this.#children.set(key, child);
     this.#running.add(child);
     return child;
   }

@@ -115,6 +115,7 @@ export function renderDoctorReport(report: DoctorReport): string {
     layers.bwrap,
   );
   layer("network namespace", layers.networkNamespace);
+  layer("shared loopback", layers.sharedLoopback);
   layer("egress guard", layers.egressGuard);
   layer(
     `docker${layers.docker.clientVersion ? ` ${layers.docker.clientVersion}` : ""}`,
@@ -126,6 +127,7 @@ export function renderDoctorReport(report: DoctorReport): string {
   const ws = report.workspace;
   lines.push(`workspace (${ws.kind})`);
   row(ws.ok ? "ok" : "UNUSABLE", ws.ok ? ws.path! : ws.error!);
+  if (ws.readOnly) row("WARNING", ws.readOnly);
   if (report.addDirs.length > 0) {
     lines.push("added directories");
     for (const dir of report.addDirs) {

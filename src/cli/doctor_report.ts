@@ -10,6 +10,8 @@ import { sandboxContextFromEnvironment } from "../broker/sandbox_context.ts";
 import type { AddDir } from "../config/add_dirs.ts";
 import { parseAddDir, validateAddDirs } from "../config/add_dirs.ts";
 import { dedicatedWorkspacePath } from "../config/dedicated_workspace.ts";
+import { readOnlyWorkspace } from "../config/read_only_workspace.ts";
+import { HostNetwork } from "../broker/host_network.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { LayerFileReport } from "../config/resolve_config.ts";
 import type { CliIO } from "./cli_io.ts";
@@ -49,6 +51,8 @@ export interface DoctorReport {
     denoFlags: DoctorLayer;
     bwrap: DoctorLayer & { path: string | null; version: string | null };
     networkNamespace: DoctorLayer;
+    /** Whether the programs of one session share a loopback (a bg_start server answers). */
+    sharedLoopback: DoctorLayer;
     egressGuard: DoctorLayer;
     docker: DoctorLayer & Omit<DockerProbe, "error">;
     pidsLimit: DoctorLayer;
@@ -61,6 +65,8 @@ export interface DoctorReport {
     ok: boolean;
     path?: string;
     error?: string;
+    /** Set when the workspace's file system refuses writes (nothing is refused for it). */
+    readOnly?: string;
   };
   addDirs: { spec: string; ok: boolean; path?: string; readOnly?: boolean; error?: string }[];
   /**
@@ -153,6 +159,11 @@ export async function doctorReport(
       );
     }
     const onlyLo = bwrap?.started === true && bwrap.interfaces.join(",") === "lo";
+    const sharedLoopback = await probeSharedLoopback(base, mode, bwrap?.started === true);
+    if (workspace.ok) {
+      const readOnly = await readOnlyWorkspace(workspace.path!);
+      if (readOnly) workspace.readOnly = readOnly;
+    }
     const more = await probeContainmentLayers(base, config.network.allowDomains, mode);
     const { error: _dockerError, ...dockerFacts } = docker;
     return {
@@ -204,6 +215,7 @@ export async function doctorReport(
               ? `interfaces inside a sandbox: ${bwrap.interfaces.join(", ") || "(none)"}`
               : "needs a working bwrap",
           },
+        sharedLoopback,
         egressGuard: more.egressGuard,
         docker: {
           status: docker.started ? (mode === "docker" ? "active" : "inactive") : "unavailable",
@@ -229,6 +241,38 @@ export async function doctorReport(
   } finally {
     if (scratch) await Deno.remove(scratch, { recursive: true });
   }
+}
+
+/** Start (and stop) a session host's network namespace, as a host would. */
+async function probeSharedLoopback(
+  base: Omit<SandboxContext, "workspace">,
+  mode: "bwrap" | "docker" | "none",
+  bwrapWorks: boolean,
+): Promise<DoctorLayer> {
+  if (mode !== "bwrap" || !bwrapWorks || base.bwrapPath === null) {
+    return {
+      status: mode === "bwrap" ? "unavailable" : "inactive",
+      detail: mode === "bwrap" ? "needs a working bwrap" : `not used: sandbox is "${mode}"`,
+    };
+  }
+  const started = await HostNetwork.start({
+    bwrapPath: base.bwrapPath,
+    denoPath: base.denoPath,
+    toolsDir: base.toolsDir,
+  });
+  if (!(started instanceof HostNetwork)) {
+    return {
+      status: "unavailable",
+      detail:
+        `programs fall back to one network namespace per command (${started.reason}): a server started with bg_start cannot be reached from a later shell call, and host ports are not forwarded`,
+    };
+  }
+  await started.close();
+  return {
+    status: "active",
+    detail:
+      "the programs of a session share one network namespace with only lo (bg_start servers answer later shell calls)",
+  };
 }
 
 async function checkWorkspace(

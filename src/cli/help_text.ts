@@ -40,6 +40,8 @@ Flags:
   --add-dir <dir>[:ro]    also grant this directory (repeatable; :ro read-only): bound at its
                           real path in every sandbox, writable when the workspace is
   --session <name>        a named session: continues it if it exists
+  --allow-host-port <n>   let programs reach the host's 127.0.0.1:<n> (a local database;
+                          repeatable); other loopback ports are the session's own
   --max-iterations <n>    model turns before stopping with exit code 4 (default 90), after
                           one tool-less request for a partial summary
   --max-runtime <d>       wall-clock budget: 90, 90s, 5m, 2h (exit code 4; 0 = off)
@@ -57,7 +59,8 @@ Flags:
   --trust <level>         untrusted (reads only), standard (default), trusted
   --yes[=<class>,…]       approve every call that asks (except destructive, privileged,
                           unknown), or exactly the named classes; without it, asks go to the
-                          terminal, and are denied when there is none
+                          terminal, and are denied when there is none. Writes to files the
+                          host runs later (git hooks and config, .envrc) always need a person
   -h, --help              show this help
 
 The API key is read only from ODEK_API_KEY or OPENAI_API_KEY.

@@ -29,7 +29,8 @@ export const KEY_DESCRIPTIONS: Readonly<Record<string, string>> = {
   models: "Per-model context window and prices (for cost budgets).",
   context: "Context management (docs/context.md).",
   toolOutput: "How much of each tool result reaches the model, in bytes.",
-  network: "Approved network may reach only these domains (empty: any).",
+  network:
+    "Approved network may reach only these domains (empty: any); host ports programs may reach.",
   deny: "Deny rules: no approval, not even --yes, runs what they name.",
   contextFiles: "Files read into a new session's first messages, besides AGENTS.md.",
 };

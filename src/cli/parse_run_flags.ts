@@ -47,6 +47,7 @@ const SHARED = {
   provider: { type: "string" },
   workspace: { type: "string" },
   "add-dir": { type: "string", multiple: true },
+  "allow-host-port": { type: "string", multiple: true },
   "dedicated-workspace": { type: "boolean" },
   "max-iterations": { type: "string" },
   "max-runtime": { type: "string" },
@@ -149,6 +150,13 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
     budgets.maxCostUsd = Number(raw);
   }
   if (Object.keys(budgets).length > 0) layer.budgets = budgets;
+  const ports = (v["allow-host-port"] as string[] | undefined) ?? [];
+  for (const raw of ports) {
+    if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) {
+      throw usage("allow-host-port", "a port from 1 to 65535", raw);
+    }
+  }
+  if (ports.length > 0) layer.network = { allowHostPorts: ports.map(Number) };
   return {
     layer,
     workspace: v.workspace as string | undefined,

@@ -174,6 +174,19 @@ export class TerminalRenderer {
           );
         }
         break;
+      case "protected_reverted":
+        this.#line(
+          `${this.#paint("33", "!")} ${
+            terminalSafe(event.data.name, true)
+          } changed files the host runs later; odek undid it: ${
+            terminalSafe(
+              event.data.paths.map((p) => `${p.action} ${p.path}${p.why ? ` (${p.why})` : ""}`)
+                .join(", "),
+              true,
+            )
+          }`,
+        );
+        break;
       case "sandbox_refused":
         this.#line(
           `${this.#paint("31", "!")} ${terminalSafe(event.data.name, true)} refused: ${

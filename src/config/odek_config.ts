@@ -134,6 +134,12 @@ export const ConfigLayerObject = z.strictObject({
         "a domain name or an IP address",
       ),
     ).max(1000).optional(),
+    /**
+     * Ports of services on the host's own `127.0.0.1` (a database on 5432) that programs may
+     * reach: inside the sandbox `127.0.0.1:<port>` is forwarded to them. Every other loopback
+     * port is the session's own loopback.
+     */
+    allowHostPorts: z.array(z.int().min(1).max(65535)).max(64).optional(),
   }).optional(),
   retry: z.strictObject({
     /** Model request attempts in all, the first included (1 = never retry). */
@@ -257,7 +263,7 @@ export interface OdekConfig {
     compactionMaxTokens: number;
   };
   /** Network: the egress proxy's domain allow-list (empty: every public host). */
-  network: { allowDomains: string[] };
+  network: { allowDomains: string[]; allowHostPorts: number[] };
   /** Deny rules of every layer (the union); which layer each came from is in the host's rules. */
   deny: { commands: string[]; paths: string[]; domains: string[] };
   /** Context files of every layer (the union), as written. */
@@ -323,7 +329,7 @@ export const DEFAULT_CONFIG: OdekConfig = {
     compactionMaxTokens: 1024,
   },
   toolOutput: { maxBytes: 16_384, headBytes: 12_288, tailBytes: 4_096 },
-  network: { allowDomains: [] },
+  network: { allowDomains: [], allowHostPorts: [] },
   deny: { commands: [], paths: [], domains: [] },
   contextFiles: [],
 };

@@ -103,6 +103,11 @@ export const PROJECT_KEY_RULES: Readonly<Record<string, ProjectKeyRule>> = {
   "toolOutput.headBytes": { type: "lower" },
   "toolOutput.tailBytes": { type: "lower" },
   "network.allowDomains": { type: "intersect" },
+  "network.allowHostPorts": {
+    type: "refuse",
+    why:
+      "a project may not open your host's services to its sandboxes: grant a port with --allow-host-port or in ODEK_HOME/config.jsonc",
+  },
   "deny.commands": { type: "union" },
   "deny.paths": { type: "union" },
   "deny.domains": { type: "union" },

@@ -17,7 +17,12 @@ const WRITE_DETAIL: Partial<Record<PlaceKind, string>> = {
   home: "writes outside the workspace",
   system: "writes outside the workspace",
   outside: "writes outside the workspace",
+  tmp:
+    "writes in the host's /tmp, which is read-only in the sandbox (TMPDIR is the writable scratch)",
 };
+
+/** The detail every write to a file the host runs later starts with (the verdict always asks). */
+export const HOST_RUNS_DETAIL = "writes a file the host runs later";
 
 /** Loopback host names and addresses. */
 const LOOPBACK = /^(localhost|[a-z0-9-]+\.localhost|127(\.\d{1,3}){1,3}|\[?::1\]?)$/i;
@@ -94,7 +99,7 @@ export class PartList {
     if (place.kind === "protected") this.add("blocked", "reads a protected root", [place.path]);
     else if (place.kind === "secret") {
       this.add("system_write", "reads a secret-bearing path", [place.path]);
-    } else if (place.kind === "tcp") this.network(place.path);
+    } else if (place.kind === "tcp") this.network(place.path, undefined, place.port);
   }
 
   /** A path the command writes (creates, truncates, appends to, changes the mode of). */
@@ -106,8 +111,10 @@ export class PartList {
       case "workspace":
       case "workspace_root":
         return this.add("local_write", "writes in the workspace", [place.path]);
-      case "tmp":
-        return this.add("local_write", "writes in the sandbox's private /tmp", [place.path]);
+      case "scratch":
+        return this.add("local_write", "writes in the private scratch ($TMPDIR)", [place.path]);
+      case "host_runs":
+        return this.add("system_write", `${HOST_RUNS_DETAIL} (${place.reason})`, [place.path]);
       case "sink":
         return;
       case "protected":
@@ -117,7 +124,7 @@ export class PartList {
       case "kernel":
         return this.add("privileged", "writes to a kernel interface", [place.path]);
       case "tcp":
-        return this.network(place.path);
+        return this.network(place.path, undefined, place.port);
       case "unresolved":
         return this.add("unknown", "writes to a path known only at run time", [place.path]);
       default:
@@ -128,22 +135,32 @@ export class PartList {
   /** A path the command deletes (or empties, or moves away). */
   remove(raw: string): void {
     if (raw === "") return;
-    const place = this.#scope.paths.locate(raw, this.#cwd);
-    this.denyPath(place);
-    const holds = place.kind === "unresolved" || place.kind === "tcp"
+    const located = this.#scope.paths.locate(raw, this.#cwd);
+    const holds = located.kind === "unresolved" || located.kind === "tcp"
       ? null
-      : this.#scope.paths.holds(place.path);
+      : this.#scope.paths.holds(located.path);
+    // `DIR/…!` (an unfiltered find) is shown as `DIR/…`, like a filtered one.
+    const place = { ...located, path: located.path.replace(/\/…!$/, "/…") };
+    this.denyPath(place);
     if (holds === "protected") {
       return this.add("blocked", "deletes a directory that holds a protected root", [place.path]);
     }
     if (holds === "workspace" && place.kind !== "workspace_root") {
       return this.add("destructive", "deletes a directory that holds the workspace", [place.path]);
     }
+    if (
+      place.kind !== "workspace_root" &&
+      (holds === "repository" || this.#scope.paths.isRepository(place.path))
+    ) {
+      return this.add("destructive", "deletes a git repository (its history)", [place.path]);
+    }
     switch (place.kind) {
       case "workspace":
         return this.add("local_write", "deletes in the workspace", [place.path]);
-      case "tmp":
-        return this.add("local_write", "deletes in the sandbox's private /tmp", [place.path]);
+      case "scratch":
+        return this.add("local_write", "deletes in the private scratch ($TMPDIR)", [place.path]);
+      case "host_runs":
+        return this.add("system_write", `${HOST_RUNS_DETAIL} (${place.reason})`, [place.path]);
       case "workspace_root":
         return this.add("destructive", "deletes the whole workspace", [place.path]);
       case "protected":
@@ -161,11 +178,17 @@ export class PartList {
     }
   }
 
-  /** The command reaches `host` (empty when unknown). */
-  network(host: string, detail = "reaches the network"): void {
-    // The sandbox has its own loopback: reaching it needs no network (design §2).
-    if (LOOPBACK.test(host)) this.add("read", "reaches only the sandbox's own loopback", [host]);
-    else this.add("network", detail, host && !host.includes(DYNAMIC) ? [host] : []);
+  /** The command reaches `host` (empty when unknown), on `port` when known. */
+  network(host: string, detail = "reaches the network", port?: number): void {
+    // The session has its own loopback: reaching it needs no network (design §2); a host port
+    // the operator granted is forwarded into it, and no approval is needed for it either.
+    if (LOOPBACK.test(host)) {
+      const granted = port !== undefined && (this.#scope.context.hostPorts ?? []).includes(port);
+      const where = granted
+        ? `host port ${port} (granted)`
+        : "reaches only the session's own loopback";
+      this.add("read", where, [host]);
+    } else this.add("network", detail, host && !host.includes(DYNAMIC) ? [host] : []);
   }
 
   /**

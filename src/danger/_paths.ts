@@ -6,13 +6,16 @@
  */
 import { posix } from "node:path";
 import picomatch from "picomatch";
+import { protectedReason } from "../../tools/_catalogue/protected_paths.ts";
 import { DYNAMIC } from "./_types.ts";
 
 /** The kind of place a path names. */
 export type PlaceKind =
   | "workspace" // inside the workspace
   | "workspace_root" // the workspace itself, or every entry of it (`*`)
-  | "tmp" // the sandbox's private /tmp
+  | "host_runs" // a file in the workspace the host runs later (hooks, .git/config, .envrc …)
+  | "scratch" // the session host's private scratch (TMPDIR)
+  | "tmp" // the host's /tmp (read-only in the sandbox)
   | "sink" // /dev/null, /dev/stdout, /dev/fd/N …: no file is touched
   | "protected" // a protected root or inside one
   | "secret" // credentials, keys, shell history, process environments
@@ -30,6 +33,20 @@ export interface Place {
   kind: PlaceKind;
   /** Absolute, normalised path (the raw text when unresolved; the host for `tcp`). */
   path: string;
+  /** For `host_runs`: what the file is (`git hooks`, `direnv's .envrc` …). */
+  reason?: string;
+  /** For `tcp`: the port of `/dev/tcp/HOST/PORT`. */
+  port?: number;
+}
+
+/** What a {@linkcode PathScope} knows besides the workspace, home and protected roots. */
+export interface PathScopeExtras {
+  /** The session host's scratch (`TMPDIR`). */
+  scratchDir?: string;
+  /** Protected places the repositories' configuration names (relative to the workspace). */
+  protectedExtra?: readonly string[];
+  /** Every `.git` entry in the workspace (absolute). */
+  repositories?: readonly string[];
 }
 
 const SINKS =
@@ -126,17 +143,39 @@ export class PathScope {
   readonly #protected: string[];
   /** Writable added directories (`--add-dir`): located like the workspace. */
   readonly #added: string[];
+  readonly #scratch: string | null;
+  readonly #extra: readonly string[];
+  /** `.git` entries of the workspace. */
+  readonly #repositories: string[];
 
   constructor(
     workspace: string,
     home: string,
     protectedRoots: string[],
     addDirs: readonly { path: string; readOnly: boolean }[] = [],
+    extras: PathScopeExtras = {},
   ) {
     this.#workspace = posix.normalize(workspace);
     this.#home = posix.normalize(home);
     this.#protected = protectedRoots.map((root) => posix.normalize(root));
     this.#added = addDirs.filter((d) => !d.readOnly).map((d) => posix.normalize(d.path));
+    this.#scratch = extras.scratchDir ? posix.normalize(extras.scratchDir) : null;
+    this.#extra = extras.protectedExtra ?? [];
+    // The scan's `.git` entries; without a scan, the workspace's own `.git` as written.
+    this.#repositories = extras.repositories !== undefined
+      ? extras.repositories.map((r) => posix.normalize(r))
+      : [posix.join(this.#workspace, ".git")];
+  }
+
+  /** The scratch directory (`TMPDIR`), or `/tmp` when the host has none. */
+  get scratchDir(): string {
+    return this.#scratch ?? "/tmp";
+  }
+
+  /** Whether `path` (absolute, normalised) is a `.git` entry of the workspace. */
+  isRepository(path: string): boolean {
+    return this.#repositories.includes(path) ||
+      (within(path, this.#workspace) && posix.basename(path) === ".git");
   }
 
   /** The workspace, normalised. */
@@ -154,11 +193,18 @@ export class PathScope {
 
   /** Where `raw` (relative to `cwd`) lies. */
   locate(raw: string, cwd: string | null): Place {
-    const tcp = /^\/dev\/(?:tcp|udp)\/([^/]+)/.exec(raw);
-    if (tcp) return { kind: "tcp", path: tcp[1] };
+    const tcp = /^\/dev\/(?:tcp|udp)\/([^/]+)(?:\/(\d{1,5}))?/.exec(raw);
+    if (tcp) {
+      return { kind: "tcp", path: tcp[1], ...(tcp[2] ? { port: Number(tcp[2]) } : {}) };
+    }
     const path = this.resolve(raw, cwd);
     if (path === null) return { kind: "unresolved", path: raw.replaceAll(DYNAMIC, "$?") };
-    return { kind: this.#kindOf(path), path };
+    const kind = this.#kindOf(path);
+    if (kind === "workspace") {
+      const reason = protectedReason(posix.relative(this.#workspace, path), this.#extra);
+      if (reason !== undefined) return { kind: "host_runs", path, reason };
+    }
+    return { kind, path };
   }
 
   /**
@@ -172,10 +218,15 @@ export class PathScope {
    *
    * @param path an absolute, normalised path, as `locate` returns it
    */
-  holds(path: string): "protected" | "workspace" | null {
-    // `DIR/…` (find -delete) is everything below DIR.
-    const below = path.endsWith("/…") ? path.slice(0, -2) || "/" : null;
-    const glob = below === null && /[*?[]/.test(path) ? picomatch(path, { dot: true }) : null;
+  holds(path: string): "protected" | "repository" | "workspace" | null {
+    // `DIR/…` (find -delete) is everything below DIR; `DIR/…!` everything below it with no
+    // filter that spares a repository's files.
+    const unfiltered = path.endsWith("/…!");
+    const base = unfiltered ? path.slice(0, -1) : path;
+    const below = base.endsWith("/…") ? base.slice(0, -2) || "/" : null;
+    const glob = below === null && /[*?[]/.test(path)
+      ? picomatch(path, { dot: true, posix: true })
+      : null;
     const covers = (dir: string) =>
       below !== null
         ? dir !== below && within(dir, below)
@@ -183,6 +234,12 @@ export class PathScope {
     // A find filter (`-name x`) may spare a protected root: `DIR/…` asks rather than blocks.
     if (below === null && this.#protected.some(covers)) return "protected";
     if ([this.#workspace, ...this.#added].some(covers)) return "workspace";
+    // A find filter (`-name '*.orig'`) spares the repository; an unfiltered walk does not.
+    const repository = (r: string) =>
+      below !== null
+        ? within(r, below)
+        : selfAndAncestors(r).some((a) => (glob ? glob(a) : a === path));
+    if ((below === null || unfiltered) && this.#repositories.some(repository)) return "repository";
     return null;
   }
 
@@ -207,6 +264,7 @@ export class PathScope {
       }
       if (within(path, dir)) return "workspace";
     }
+    if (this.#scratch !== null && within(path, this.#scratch)) return "scratch";
     if (inHome) return "home";
     if (within(path, "/tmp")) return "tmp";
     if (SINKS.test(path)) return "sink";

@@ -204,7 +204,12 @@ function mktemp(input: RuleInput): void {
   const dir = options.values.get("-p") ?? options.values.get("--tmpdir");
   if (dir) { for (const d of dir) input.parts.write(d); }
   else if (options.operands.some((t) => t.includes("/"))) input.parts.write(options.operands[0]);
-  else input.parts.add("local_write", "creates a temporary file in /tmp", ["/tmp"]);
+  else {
+    // In $TMPDIR: the session's private scratch unless the script set another.
+    const tmpdir = input.command.state.vars.get("TMPDIR");
+    const dir = tmpdir?.length === 1 ? tmpdir[0] : input.scope.paths.scratchDir;
+    input.parts.write(`${dir}/tmp.XXXXXXXXXX`);
+  }
 }
 
 /** Add the file-changing family to `rules`. */

@@ -62,7 +62,55 @@ function configKey(input: RuleInput, key: string, value: string): void {
   if (command !== null) input.parts.payload(command, `${key} runs`);
 }
 
-function config(input: RuleInput, rest: string[], repo: string): void {
+/**
+ * The command rewrites the repository's configuration (`.git/config`, a file the host runs git
+ * with later): a protected write that always asks. Git writes it through a lock file beside it,
+ * so the repository's directory is written too.
+ */
+function writesConfig(input: RuleInput, gitDir: string, file = "config"): void {
+  input.parts.write(`${gitDir}/${file}`);
+}
+
+/** The programs the repository's configuration makes git run (from the core's scan). */
+function repositoryPrograms(input: RuleInput, sub: string | undefined, reads: boolean): void {
+  const programs = input.scope.context.repository?.programs ?? [];
+  const running = programs.filter((p) => p.when === "any" || !reads);
+  if (running.length === 0 || sub === "help" || sub === "version") return;
+  const keys = [...new Set(running.map((p) => p.key))];
+  const shown = keys.length > 4
+    ? `${keys.slice(0, 4).join(", ")} and ${keys.length - 4} more`
+    : keys.join(", ");
+  input.parts.add(
+    "code_execution",
+    `the repository configures ${shown}, which git runs (${running[0].source})`,
+    [...new Set(running.map((p) => p.source))],
+  );
+}
+
+/** `git init` and `git clone` create a repository: its configuration and hooks. */
+function createsRepository(input: RuleInput, dir: string, rest: string[]): void {
+  const gitDir = `${dir.replace(/\/+$/, "") || "."}/.git`;
+  const path = input.parts.resolve(gitDir);
+  // Options that put chosen content into the new configuration or hooks always ask.
+  const planted = rest.some((a) =>
+    /^(--template|--separate-git-dir|-c|--config)(=|$)/.test(a) || /^-c./.test(a)
+  );
+  if (path !== null && input.scope.paths.isRepository(path) && existingRepository(input, path)) {
+    return input.parts.add("destructive", "reinitialises an existing git repository", [path]);
+  }
+  const inWorkspace = path !== null &&
+    path.startsWith(`${input.scope.paths.workspace}/`);
+  if (planted || !inWorkspace) return input.parts.write(gitDir);
+  // git writes the new configuration and hooks from its own templates: contained work, and the
+  // scope keeps that repository (the workspace guard reverts a `.git` no call named).
+  input.parts.add("local_write", "creates a git repository (from git's own templates)", [path!]);
+}
+
+function existingRepository(input: RuleInput, path: string): boolean {
+  return (input.scope.context.repository?.repositories ?? []).includes(path);
+}
+
+function config(input: RuleInput, rest: string[], repo: string, gitDir: string): void {
   const options = parseOptions(rest, "-f --file --blob --type --default --comment");
   const readOnly =
     [...options.flags].some((f) =>
@@ -81,7 +129,10 @@ function config(input: RuleInput, rest: string[], repo: string): void {
   else if (options.flags.has("--global")) {
     input.parts.write(`${input.scope.context.home}/.gitconfig`);
   } else if (options.flags.has("--system")) input.parts.write("/etc/gitconfig");
-  else input.parts.write(repo);
+  else {
+    input.parts.write(repo);
+    writesConfig(input, gitDir, options.flags.has("--worktree") ? "config.worktree" : "config");
+  }
 }
 
 /** The argv of a git `ext::` URL: words split on spaces; `% ` is a space, `%%` a percent. */
@@ -98,7 +149,19 @@ function extArgv(command: string): string[] {
   return words.filter((w) => w !== "");
 }
 
-function network(input: RuleInput, sub: string, rest: string[], repo: string): void {
+/** A repository argument that is a local path (no host, no URL but `file://`). */
+function localRepository(operand: string | undefined): boolean {
+  if (operand === undefined) return false;
+  return /^(\/|\.\.?(\/|$)|~(\/|$)|file:\/\/)/i.test(operand);
+}
+
+function network(
+  input: RuleInput,
+  sub: string,
+  rest: string[],
+  repo: string,
+  gitDir: string,
+): void {
   // `-u` is `--upload-pack` for clone only (`--set-upstream` for push, a flag for fetch).
   const valued = "-o --origin -b --branch --depth --reference -j --jobs --upload-pack " +
     "--receive-pack --exec --template --separate-git-dir --filter -c --config";
@@ -115,6 +178,25 @@ function network(input: RuleInput, sub: string, rest: string[], repo: string): v
     const eq = kv.indexOf("=");
     configKey(input, eq < 0 ? kv : kv.slice(0, eq), eq < 0 ? "" : kv.slice(eq + 1));
   }
+  if (sub === "push" && options.flags.has("--set-upstream")) writesConfig(input, gitDir);
+  if (sub === "push" && options.flags.has("-u")) writesConfig(input, gitDir);
+  // A repository given as a local path is read (or written) as files: no network.
+  const source = options.operands[0];
+  if (localRepository(source) && !source!.startsWith("ext::")) {
+    const local = source!.replace(/^file:\/\/(localhost)?/i, "");
+    if (sub === "clone") {
+      input.parts.read(local);
+      const name = local.replace(/\/+$/, "").replace(/\.git$/, "").split("/").pop() || "repo";
+      const dest = options.operands[1] ?? name;
+      input.parts.write(dest);
+      return createsRepository(input, dest, rest);
+    }
+    if (sub === "push") return input.parts.write(local);
+    input.parts.add("read", `git ${sub} reads a local repository`, []);
+    input.parts.read(local);
+    if (sub === "pull" || sub === "fetch") input.parts.write(repo);
+    return;
+  }
   const urls = options.operands.filter((o) => /^[a-z+]+:\/\/|^[^/\s]+@[^:\s]+:|^ext::/i.test(o));
   for (const url of urls.filter((u) => u.startsWith("ext::"))) {
     input.parts.add("code_execution", "an ext:: URL runs a command");
@@ -127,13 +209,16 @@ function network(input: RuleInput, sub: string, rest: string[], repo: string): v
   if (sub === "clone") {
     const source = options.operands[0] ?? "";
     const name = source.replace(/\/+$/, "").replace(/\.git$/, "").split(/[/:]/).pop() || "repo";
-    input.parts.write(options.operands[1] ?? name);
+    const dest = options.operands[1] ?? name;
+    input.parts.write(dest);
+    createsRepository(input, dest, rest);
   } else if (sub === "pull" || sub === "fetch") input.parts.write(repo);
 }
 
 function git(input: RuleInput): void {
   const { args, parts } = input;
   let repo = ".";
+  let gitDir: string | null = null;
   let i = 0;
   for (; i < args.length && args[i].startsWith("-"); i++) {
     const arg = args[i];
@@ -154,12 +239,16 @@ function git(input: RuleInput): void {
     } else if (flag === "--git-dir" || flag === "--work-tree" || flag === "--namespace") {
       const dir = value();
       if (flag !== "--namespace") repo = dir;
+      if (flag === "--git-dir") gitDir = dir;
     }
   }
   const sub = args[i];
   const rest = args.slice(i + 1);
+  const dotGit = gitDir ?? `${repo.replace(/\/+$/, "") || "."}/.git`;
   if (sub === undefined) return parts.add("read", "prints git's help");
-  if (READ.has(sub) || LISTING(sub, rest)) {
+  const reads = READ.has(sub) || LISTING(sub, rest);
+  repositoryPrograms(input, sub, reads);
+  if (reads) {
     for (let n = 0; n < rest.length; n++) {
       const m = /^(--output|-O|--open-files-in-pager)(?:=(.*))?$/s.exec(rest[n]) ??
         (/^-O(.+)$/s.exec(rest[n]) ? [rest[n], "-O", rest[n].slice(2)] : null);
@@ -172,10 +261,11 @@ function git(input: RuleInput): void {
     }
     return parts.add("read", `git ${sub} reads the repository`);
   }
-  if (NETWORK.has(sub)) return network(input, sub, rest, repo);
+  if (NETWORK.has(sub)) return network(input, sub, rest, repo, dotGit);
+  if (writesConfiguration(sub, rest)) writesConfig(input, dotGit);
   switch (sub) {
     case "config":
-      return config(input, rest, repo);
+      return config(input, rest, repo, dotGit);
     case "rebase":
     case "bisect":
     case "submodule":
@@ -213,20 +303,59 @@ function git(input: RuleInput): void {
     }
     case "worktree": {
       const target = rest[0] === "add" ? rest.slice(1).find((a) => !a.startsWith("-")) : undefined;
+      // A worktree's administrative files (its commondir, its gitdir link) are git configuration.
+      if (target !== undefined) parts.write(`${dotGit}/worktrees`);
       return parts.write(target ?? repo);
     }
     case "lfs":
       if (["pull", "fetch", "push", "clone"].includes(rest[0] ?? "")) {
         parts.network("", "git lfs reaches a remote");
       }
+      if (["install", "update", "uninstall"].includes(rest[0] ?? "")) {
+        parts.write(`${dotGit}/hooks`);
+        writesConfig(input, dotGit);
+      }
       return parts.write(repo);
-    case "init":
-      return parts.write(rest.find((a) => !a.startsWith("-")) ?? repo);
+    case "hook":
+      parts.add("code_execution", "git hook runs the repository's hooks");
+      return parts.write(repo);
+    case "init": {
+      const dir = rest.find((a) => !a.startsWith("-")) ?? repo;
+      parts.write(dir);
+      return createsRepository(input, dir, rest);
+    }
     default:
       if (WRITE.has(sub) || ["branch", "tag", "stash", "remote", "notes"].includes(sub)) {
         return parts.write(repo);
       }
       parts.add("unknown", `"git ${sub}" is not a recognised git command (it may be an alias)`);
+  }
+}
+
+/**
+ * Subcommands that rewrite `.git/config` besides `git config`: remotes, upstreams, branch
+ * renames and copies, tracking branches, submodules.
+ */
+function writesConfiguration(sub: string, rest: string[]): boolean {
+  const operands = rest.filter((a) => !a.startsWith("-"));
+  switch (sub) {
+    case "remote":
+      return ["add", "set-url", "rename", "remove", "rm", "set-branches", "set-head"].includes(
+        operands[0] ?? "",
+      );
+    case "branch":
+      return rest.some((a) =>
+        /^(-u|-m|-M|-c|-C|--set-upstream-to(=.*)?|--unset-upstream|--move|--copy|--edit-description)$/
+          .test(a)
+      );
+    case "checkout":
+    case "switch":
+      return rest.some((a) => /^(-t|--track(=.*)?)$/.test(a));
+    case "submodule":
+      return ["add", "init", "update", "sync", "deinit", "absorbgitdirs", "set-url", "set-branch"]
+        .includes(operands[0] ?? "");
+    default:
+      return false;
   }
 }
 

@@ -14,11 +14,41 @@ function hostOf(word: string): string {
   return word.replace(/^[^@]*@/, "").replace(/[:/].*$/, "").toLowerCase();
 }
 
+/** The port a URL or `host:port` operand names (its scheme's default for a URL without one). */
+function portOf(word: string): number | undefined {
+  const url = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^:/?#]*)(?::(\d{1,5}))?/i.exec(
+    word,
+  );
+  if (url) {
+    if (url[3] !== undefined) return Number(url[3]);
+    return ({ http: 80, https: 443, ftp: 21 } as Record<string, number>)[url[1].toLowerCase()];
+  }
+  const bare = /^(?:[^@/]*@)?(\[[^\]]*\]|[^:/]+):(\d{1,5})(?:\/|$)/.exec(word);
+  return bare ? Number(bare[2]) : undefined;
+}
+
 function networkTo(input: RuleInput, operands: string[]): void {
-  const hosts = operands.flatMap((o) => (urlHosts(o).length > 0 ? urlHosts(o) : []));
-  if (hosts.length === 0 && operands[0] !== undefined) hosts.push(hostOf(operands[0]));
-  if (hosts.length === 0) input.parts.network("");
-  for (const host of [...new Set(hosts)]) input.parts.network(host);
+  const targets: [string, number | undefined][] = operands.flatMap((o) =>
+    urlHosts(o).length > 0
+      ? urlHosts(o).map((h) => [h, portOf(o)] as [string, number | undefined])
+      : []
+  );
+  if (targets.length === 0 && operands[0] !== undefined) {
+    targets.push([hostOf(operands[0]), portOf(operands[0])]);
+  }
+  if (targets.length === 0) input.parts.network("");
+  const seen = new Set<string>();
+  for (const [host, port] of targets) {
+    if (seen.has(`${host}:${port}`)) continue;
+    seen.add(`${host}:${port}`);
+    input.parts.network(host, undefined, port);
+  }
+}
+
+/** Only a version or help flag (`--version`, `-V`, `--help`, `-h`, `version`, `help`). */
+function versionOrHelp(args: string[]): boolean {
+  return args.length > 0 && args.length <= 2 &&
+    args.every((a) => /^(--version|-V|--help|-h|-\?|version|help|--manual|-M)$/.test(a));
 }
 
 /** curl's short options that take a value, getopt style (`o` is `-o FILE`). */
@@ -37,7 +67,12 @@ function curl(input: RuleInput): void {
   const { parts } = input;
   const options = parseOptions(input.args, CURL_VALUED);
   const values = (...names: string[]) => names.flatMap((n) => options.values.get(n) ?? []);
-  networkTo(input, [...values("--url"), ...options.operands]);
+  const urls = [...values("--url"), ...options.operands];
+  // Nothing to fetch (`curl --version`, `curl --help`): curl touches no network.
+  if (urls.length === 0 && values("-K", "--config").length === 0) {
+    return parts.add("read", "prints its version or help");
+  }
+  networkTo(input, urls);
   for (const out of values("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar")) {
     if (out !== "-") parts.write(out);
   }
@@ -68,6 +103,9 @@ function wget(input: RuleInput): void {
     .concat(["-w", "--load-cookies", "--save-cookies", "--post-data", "--method", "-Q", "-l"]);
   const options = parseOptions(input.args, valued);
   const values = (...names: string[]) => names.flatMap((n) => options.values.get(n) ?? []);
+  if (options.operands.length === 0 && values("-i", "--input-file").length === 0) {
+    return input.parts.add("read", "prints its version or help");
+  }
   networkTo(input, options.operands);
   const outputs = values("-O", "--output-document");
   for (const out of outputs) if (out !== "-") input.parts.write(out);
@@ -120,9 +158,11 @@ function ssh(input: RuleInput): void {
   }
   if (input.verb === "ssh") {
     const host = options.operands[0];
-    input.parts.network(host === undefined ? "" : hostOf(host), "opens a remote shell");
+    if (host === undefined) return input.parts.add("read", "prints its version or usage");
+    input.parts.network(hostOf(host), "opens a remote shell", portOf(host) ?? port(options, "-p"));
     return;
   }
+  if (options.operands.length === 0) return input.parts.add("read", "prints its version or usage");
   remoteCopy(input, options.operands);
 }
 
@@ -208,8 +248,30 @@ function netcat(input: RuleInput): void {
   );
 }
 
+function port(options: ReturnType<typeof parseOptions>, ...flags: string[]): number | undefined {
+  const value = flags.flatMap((f) => options.values.get(f) ?? [])[0];
+  return value !== undefined && /^\d{1,5}$/.test(value) ? Number(value) : undefined;
+}
+
+/** Database clients: `-h`/`--host` and `-p`/`-P`/`--port`; a loopback host is the session's. */
+function databaseClient(input: RuleInput): void {
+  const mysql = /^(mysql|mariadb)$/.test(input.verb);
+  const options = parseOptions(
+    input.args,
+    "-h --host -p --port -P -U --username -u --user -d --dbname -D --database -c --command -f --file -n -a --auth",
+  );
+  if (versionOrHelp(input.args)) return input.parts.add("read", "prints its version or help");
+  const url = input.args.find((a) => /^[a-z][a-z0-9+.-]*:\/\//i.test(a));
+  if (url !== undefined) return networkTo(input, [url]);
+  const host = [...(options.values.get("-h") ?? []), ...(options.values.get("--host") ?? [])][0];
+  const p = mysql ? port(options, "-P", "--port") : port(options, "-p", "--port");
+  // Without a host the client uses the default (a Unix socket or localhost).
+  input.parts.network(host ?? "localhost", `${input.verb} talks to a database`, p);
+}
+
 function plainNetwork(input: RuleInput): void {
   const options = parseOptions(input.args);
+  if (versionOrHelp(input.args)) return input.parts.add("read", "prints its version or help");
   const urls = input.args.flatMap(urlHosts);
   if (urls.length > 0) { for (const host of new Set(urls)) input.parts.network(host); }
   else if (
@@ -225,7 +287,7 @@ const PLAIN = (
   "ping6 traceroute traceroute6 tracepath mtr whois telnet gh glab hub aws gcloud gsutil az doctl " +
   "heroku fly flyctl vercel netlify firebase kubectl helm terraform tofu pulumi ansible " +
   "ansible-playbook vault nmap yt-dlp youtube-dl mosh ngrok cloudflared tailscale s3cmd " +
-  "psql mysql mongo mongosh redis-cli sqlcmd ollama twine"
+  "mongo sqlcmd ollama twine"
 ).split(/\s+/);
 
 /** Add the network family to `rules`. */
@@ -237,4 +299,7 @@ export function addNetworkRules(rules: Map<string, Rule>): void {
   rules.set("rsync", rsync);
   for (const verb of ["nc", "ncat", "netcat", "socat"]) rules.set(verb, netcat);
   for (const verb of PLAIN) rules.set(verb, plainNetwork);
+  for (const verb of ["psql", "mysql", "mariadb", "redis-cli", "mongosh"]) {
+    rules.set(verb, databaseClient);
+  }
 }

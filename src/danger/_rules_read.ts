@@ -70,6 +70,11 @@ const FIND_VALUED = [
 function find(input: RuleInput): void {
   const { args, parts } = input;
   input.parts.add("read", "reads");
+  // What find acts on: everything below each root (`DIR/…`), or, without a name or path filter
+  // that spares a repository's files (`-type f` alone does not), everything including them
+  // (`DIR/…!`, see `PathScope.holds`).
+  const filtered = args.some((a) => /^-(i?name|i?path|i?wholename|i?regex)$/.test(a));
+  const below = filtered ? "…" : "…!";
   const start = args.findIndex((a) => /^[-!(]/.test(a) && !/^-[HLP]$/.test(a));
   const roots = (start < 0 ? args : args.slice(0, start)).filter((a) => !/^-[HLP]$/.test(a));
   if (roots.length === 0) roots.push(".");
@@ -82,11 +87,13 @@ function find(input: RuleInput): void {
       while (end < args.length && args[end] !== ";" && args[end] !== "+") end++;
       const template = args.slice(i + 1, end);
       for (const root of roots) {
-        input.run(template.map((word) => word.replaceAll("{}", `${root.replace(/\/$/, "")}/…`)));
+        input.run(
+          template.map((word) => word.replaceAll("{}", `${root.replace(/\/$/, "")}/${below}`)),
+        );
       }
       i = end;
     } else if (arg === "-delete") {
-      for (const root of roots) parts.remove(root === "." ? "./…" : `${root}/…`);
+      for (const root of roots) parts.remove(root === "." ? `./${below}` : `${root}/${below}`);
     } else if (/^-(fprint|fprint0|fprintf|fls)$/.test(arg) && i + 1 < args.length) {
       parts.write(args[++i]);
       if (arg === "-fprintf") i++;

@@ -50,6 +50,11 @@ export class ScriptScope implements Scope {
       context.home,
       context.protectedRoots,
       context.addDirs,
+      {
+        ...(context.scratchDir ? { scratchDir: context.scratchDir } : {}),
+        ...(context.repository ? { protectedExtra: context.repository.protectedExtra } : {}),
+        ...(context.repository ? { repositories: context.repository.repositories } : {}),
+      },
     );
     this.deny = new DenyRuleMatcher(context.denyRules ?? [], context);
   }
@@ -97,12 +102,19 @@ export class ScriptScope implements Scope {
       return this.parse(text, (root) => {
         if (root === null) return unknown("not valid Bash");
         const parts: VerdictPart[] = [];
-        new Walker(this, parts).program(root, state ?? initialState(cwd));
+        new Walker(this, parts).program(root, state ?? this.#start(cwd));
         return parts;
       });
     } finally {
       this.#depth--;
     }
+  }
+
+  /** A new shell's state: in `cwd`, with `TMPDIR` the session's scratch (as every sandbox has it). */
+  #start(cwd: string | null): WalkState {
+    const state = initialState(cwd);
+    state.vars.set("TMPDIR", [this.paths.scratchDir]);
+    return state;
   }
 
   tick(): void {

@@ -111,10 +111,14 @@ export function staticOutput(command: SimpleCommand): string | null {
         : null;
       break;
     }
-    case "mktemp":
-      // Only the default template in the default directory: /tmp/tmp.XXXXXXXXXX.
-      out = args.every((a) => /^-[dqu]+$/.test(a)) ? "/tmp/tmp.XXXXXXXXXX\n" : null;
+    case "mktemp": {
+      // Only the default template in the default directory: $TMPDIR/tmp.XXXXXXXXXX (the
+      // session's scratch, which the walk starts with in TMPDIR).
+      const tmpdir = command.state.vars.get("TMPDIR");
+      const dir = tmpdir?.length === 1 ? tmpdir[0] : "/tmp";
+      out = args.every((a) => /^-[dqu]+$/.test(a)) ? `${dir}/tmp.XXXXXXXXXX\n` : null;
       break;
+    }
     case "rev": {
       const input = stdinText(command);
       out = input === null || args.length > 0

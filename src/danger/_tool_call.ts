@@ -8,6 +8,7 @@
 import { findBuiltinTool } from "../../tools/_catalogue/mod.ts";
 import type { ClassificationRule } from "../../tools/_catalogue/tool_entry.ts";
 import type { ClassifiedToolCall, ClassifyContext } from "./classifier.ts";
+import { HOST_RUNS_DETAIL } from "./_parts.ts";
 import { PathScope } from "./_paths.ts";
 import type { VerdictPart } from "./verdict.ts";
 
@@ -39,6 +40,10 @@ function writePart(name: string, raw: string, paths: PathScope, ws: string): Ver
     case "workspace":
     case "workspace_root":
       return part("local_write", subject, "writes in the workspace", [place.path]);
+    case "scratch":
+      return part("local_write", subject, "writes in the private scratch", [place.path]);
+    case "host_runs":
+      return part("system_write", subject, `${HOST_RUNS_DETAIL} (${place.reason})`, [place.path]);
     case "protected":
       return part("blocked", subject, "writes into a protected root", [place.path]);
     case "device":
@@ -98,7 +103,11 @@ export function toolCallParts(
   const rule = ruleOf(call);
   if (rule === undefined) return unknownToolParts(name, context);
   const ws = context.workspace;
-  const paths = new PathScope(ws, context.home, context.protectedRoots, context.addDirs);
+  const paths = new PathScope(ws, context.home, context.protectedRoots, context.addDirs, {
+    ...(context.scratchDir ? { scratchDir: context.scratchDir } : {}),
+    ...(context.repository ? { protectedExtra: context.repository.protectedExtra } : {}),
+    ...(context.repository ? { repositories: context.repository.repositories } : {}),
+  });
   const str = (key: string) => (typeof args[key] === "string" ? args[key] as string : undefined);
   switch (rule.kind) {
     case "path": {

@@ -6,6 +6,7 @@
  */
 import type { ClassificationRule } from "../../tools/_catalogue/tool_entry.ts";
 import type { DenyRule } from "../config/deny_rule.ts";
+import type { RepoProgram } from "./repo_programs.ts";
 import type { RiskClass, TrustLevel, Verdict, VerdictPart } from "./verdict.ts";
 
 /** Where a call would run, and the policy inputs. All paths absolute. */
@@ -34,6 +35,30 @@ export interface ClassifyContext {
    * @default []
    */
   denyRules?: DenyRule[];
+  /**
+   * The session host's private scratch directory (`TMPDIR` in every program sandbox): writes
+   * inside it are `local_write`, and `$TMPDIR` and `mktemp` name it. Elsewhere under `/tmp` is
+   * the host's `/tmp`, read-only in the sandbox: a write there is `system_write`. @default none
+   */
+  scratchDir?: string;
+  /**
+   * Host ports the operator granted (`--allow-host-port`): a loopback target on one of them is
+   * the host's service, reported as `host port N (granted)`; every other loopback target is the
+   * session's own loopback. @default []
+   */
+  hostPorts?: readonly number[];
+  /**
+   * What the workspace's repositories make the host run, from the core's scan before each call
+   * (`WorkspaceGuard`): protected places besides the fixed names of
+   * `tools/_catalogue/protected_paths.ts` (a `core.hooksPath` and included configuration inside
+   * the workspace, relative to it), the programs the configuration sets
+   * (`REPO_PROGRAM_KEYS`, hooks), and every `.git` entry. @default none
+   */
+  repository?: {
+    protectedExtra: readonly string[];
+    programs: readonly RepoProgram[];
+    repositories: readonly string[];
+  };
 }
 
 /** A tool call as the classifier reads it: structurally the broker's `ToolInvocation`. */

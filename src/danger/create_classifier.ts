@@ -10,7 +10,9 @@ import { ruleOf, toolCallParts } from "./_tool_call.ts";
 import { subjectOf } from "./_types.ts";
 import type { Classifier, ClassifyContext } from "./classifier.ts";
 import { decide } from "./decide.ts";
-import type { VerdictPart } from "./verdict.ts";
+import { HOST_RUNS_DETAIL } from "./_parts.ts";
+import { refuseUngrantable } from "./ungrantable.ts";
+import type { Verdict, VerdictPart } from "./verdict.ts";
 import { DenyRuleMatcher } from "./match_deny_rules.ts";
 
 /** Options for {@linkcode createClassifier}. */
@@ -27,6 +29,23 @@ function dedupe(parts: VerdictPart[]): VerdictPart[] {
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * A write to a file the host runs later (hooks, `.git/config`, `.envrc` …) asks a person every
+ * time: whatever the trust level's pre-approved classes, `--yes` or an earlier "always".
+ */
+function askEveryTime(verdict: Verdict): Verdict {
+  const part = verdict.parts.find((p) => p.detail?.startsWith(HOST_RUNS_DETAIL));
+  if (part === undefined || verdict.decision === "deny") return verdict;
+  const why = `${part.subject} ${part.detail} (${part.targets.join(", ")}): only the operator ` +
+    `can approve that, each time`;
+  return {
+    ...verdict,
+    decision: "ask",
+    reason: verdict.decision === "ask" ? verdict.reason : `${verdict.reason}; ${why}`,
+    askEveryTime: why,
+  };
 }
 
 /**
@@ -111,13 +130,15 @@ export async function createClassifier(options: CreateClassifierOptions = {}): P
       // level or trusted class skips the ask.
       const rule = ruleOf(call);
       const ask = rule?.kind === "command" ? rule.alwaysAsk : undefined;
-      return ask !== undefined && call.args[ask.arg] === ask.equals && verdict.decision === "allow"
+      const asked = ask !== undefined && call.args[ask.arg] === ask.equals &&
+          verdict.decision === "allow"
         ? {
           ...verdict,
-          decision: "ask",
+          decision: "ask" as const,
           reason: `${verdict.reason}; ${ask.reason}`,
         }
         : verdict;
+      return refuseUngrantable(askEveryTime(asked));
     },
   };
 }

@@ -63,4 +63,9 @@ export interface Verdict {
   decision: "allow" | "ask" | "deny";
   /** Human- and model-readable reason naming the part that drove the decision. */
   reason: string;
+  /**
+   * Set when only a person may approve this call, each time (a write to a file the host runs
+   * later): no `--yes`, trusted class or earlier "always" covers it. Says why. @default unset
+   */
+  askEveryTime?: string;
 }

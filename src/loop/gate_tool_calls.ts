@@ -28,10 +28,13 @@ export interface ToolGate {
   /** Answers the calls that ask. */
   approver: Approver;
   /**
-   * What the operator sees of an asking call beyond its arguments, e.g. the diff of a file write.
+   * What the operator sees of an asking call beyond its arguments, e.g. the diff of a file write;
+   * `{ text, full }` when `text` leaves part of it out (the approver can show `full`).
    * @default the shell command, if any
    */
-  preview?(call: { name: string; args: Record<string, unknown> }): Promise<string | undefined>;
+  preview?(
+    call: { name: string; args: Record<string, unknown> },
+  ): Promise<string | { text: string; full: string } | undefined>;
 }
 
 /**
@@ -90,7 +93,7 @@ export async function gateToolCalls(
       toolName: invocation.name,
       args: invocation.args,
       verdict,
-      ...(previews[i] !== undefined ? { preview: previews[i] } : {}),
+      ...previewFields(previews[i]),
     })),
   }, context.signal);
   for (const { index, invocation, tool, verdict } of asks) {
@@ -109,6 +112,15 @@ export async function gateToolCalls(
       : denied(`${why}. It asked because ${verdict.reason}`);
   }
   return out;
+}
+
+function previewFields(
+  preview: string | { text: string; full: string } | undefined,
+): { preview?: string; fullPreview?: string } {
+  if (preview === undefined) return {};
+  return typeof preview === "string"
+    ? { preview }
+    : { preview: preview.text, fullPreview: preview.full };
 }
 
 function denied(message: string): PreparedCall {

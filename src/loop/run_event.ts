@@ -114,6 +114,15 @@ export interface RunEventData {
    */
   sandbox_refused: { call_id: string; name: string; reason: string };
   /**
+   * odek undid a call's (or background job's) changes to files the host runs later (hooks,
+   * `.git/config`, `.envrc`, editor settings; issue 13): each path and what was done.
+   */
+  protected_reverted: {
+    call_id: string;
+    name: string;
+    paths: { path: string; action: "removed" | "restored" | "kept"; why?: string }[];
+  };
+  /**
    * A resumed session was repaired so its next request is valid (the journal keeps the
    * originals): `tool_call_ids` — calls left without a result by a crash got a synthetic result
    * (interrupted, or not started); `reminted` — calls whose id an earlier call already had are

@@ -338,6 +338,8 @@ export async function buildBroker(
       validateAddDirs(addDirs, [settings.paths.odekHome, settings.paths.installDir]),
     trustLevel: options.trustLevel,
     shellTimeoutMs: settings.config.timeouts.shellSeconds * 1000,
+    tmpDir: settings.tmpDir ?? "/tmp",
+    hostPorts: settings.config.network.allowHostPorts,
     ...(await startEgress(settings, options.warn, options.denyDomains ?? [])),
   });
 }
@@ -358,6 +360,8 @@ async function startEgress(
       egress: await EgressProxy.start({
         allowDomains: settings.config.network.allowDomains,
         denyDomains,
+        // Programs of a host share a loopback: each call's egress needs its own credential.
+        credentials: true,
         logFile: join(logs, "egress.log"),
         ...(settings.tmpDir ? { dir: settings.tmpDir } : {}),
       }),

@@ -18,6 +18,7 @@ import type { Clock } from "../llm/clock.ts";
 import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
 import type { OpenSession } from "../session/session_store.ts";
 import { buildGate } from "./build_gate.ts";
+import { readOnlyWorkspace } from "../config/read_only_workspace.ts";
 import { buildModel, type ModelFactory } from "./build_model.ts";
 import {
   checkBoolean,
@@ -239,19 +240,27 @@ export async function openSessionHost(
     });
     const trust = options.trust ?? host.config.trustLevel;
     const { denyRules } = hostConfig;
-    const gate = buildGate(host, resolved, {
-      classifier: await classifier,
-      approver: options.approver ?? new NonInteractiveApprover(),
-      trustLevel: trust,
-      addDirs: addDirs.granted,
-      denyRules,
-    });
     broker = await buildBroker(host, resolved, {
       context,
       addDirs: addDirs.parsed,
       trustLevel: trust,
       warn: (message) => warnings.push(message),
       denyDomains: denyRules.filter((r) => r.kind === "domain").map((r) => r.pattern),
+    });
+    // The scratch and the shared network namespace belong to the host (design §8.1).
+    warnings.push(...(await broker.start()));
+    const readOnly = await readOnlyWorkspace(workspace);
+    if (readOnly) warnings.push(readOnly);
+    const hostBroker = broker;
+    const gate = buildGate(host, resolved, {
+      classifier: await classifier,
+      approver: options.approver ?? new NonInteractiveApprover(),
+      trustLevel: trust,
+      addDirs: addDirs.granted,
+      denyRules,
+      scratchDir: await broker.scratchDir(),
+      hostPorts: (await broker.sharesNetwork()) ? host.config.network.allowHostPorts : [],
+      facts: () => hostBroker.workspaceFacts(workspace),
     });
     if (!session) {
       const task = target.task!;

@@ -218,6 +218,9 @@ export class Run implements AsyncDisposable {
     const stopRefusals = init.broker.onSandboxRefusal?.(({ callId, name, reason }) => {
       emit("sandbox_refused", { call_id: callId, name, reason });
     });
+    const stopReverts = init.broker.onProtectedRevert?.(({ callId, name, paths }) => {
+      emit("protected_reverted", { call_id: callId, name, paths });
+    });
     const fixes = init.toolCallRepairs ?? [];
     if (init.repaired.length > 0 || fixes.length > 0) {
       const reminted = fixes.flatMap((r) =>
@@ -286,6 +289,7 @@ export class Run implements AsyncDisposable {
     } finally {
       stopEgress?.();
       stopRefusals?.();
+      stopReverts?.();
     }
   }
 

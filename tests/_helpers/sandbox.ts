@@ -41,7 +41,10 @@ export interface SandboxFixture extends AsyncDisposable {
   odekHome: string;
   /** A fake install dir holding `data/sentinel`; a protected root. */
   installDir: string;
-  /** A directory under `/tmp` (hidden in every sandbox) holding `secret.txt`. */
+  /**
+   * A directory under `/tmp` holding `secret.txt`: hidden in tool children (their `/tmp` is a
+   * private tmpfs), visible read-only to programs (which see the host's `/tmp`).
+   */
   outside: string;
   /** A full context for this layout, mode `bwrap`, tools from the repository. */
   context: SandboxContext;

@@ -79,3 +79,22 @@ Deno.test("NonInteractiveApprover copies its class list", async () => {
   const [answer] = await approver.decide({ calls: [askingCall("c1", ["destructive"])] });
   assert.equal(answer.approved, false);
 });
+
+Deno.test("NonInteractiveApprover never approves a call that asks every time, whatever --yes says", async () => {
+  const call = {
+    callId: "h1",
+    toolName: "write_file",
+    args: { path: ".git/hooks/pre-commit" },
+    verdict: {
+      decision: "ask" as const,
+      reason: "x",
+      askEveryTime: "write_file writes a file the host runs later (git hooks)",
+      parts: [{ riskClass: "system_write" as const, subject: "write_file", targets: [] }],
+    },
+  };
+  for (const yes of ["all", ["system_write"]] as const) {
+    const [answer] = await new NonInteractiveApprover({ yes }).decide({ calls: [call] });
+    assert.equal(answer.approved, false);
+    assert.match(answer.reason ?? "", /host runs later.*no --yes covers it/);
+  }
+});

@@ -245,3 +245,30 @@ Deno.test({
     assert.match(run.screen, /Call 1 \(shell\)/);
   },
 });
+
+Deno.test({
+  name:
+    "TerminalApprover.decide(): a write to a file the host runs later asks every time, with the whole diff on request",
+  ...ptyTest,
+  fn: async () => {
+    const hook = (id: string) => ({
+      ...askingCall(id, ["system_write"], "write .git/hooks/pre-commit"),
+      verdict: {
+        ...askingCall(id, ["system_write"]).verdict,
+        askEveryTime: "write_file writes a file the host runs later (git hooks)",
+      },
+      preview: "--- a\n+++ a\n@@ -1,1 +1,1 @@\n-x\n+y\n… 500 more diff lines not shown",
+      fullPreview: "--- a\n+++ a\n@@ -1,1 +1,1 @@\n-x\n+y\n+the-rest-of-the-diff",
+    });
+    const run = await runDriver("pty", [
+      { calls: [askingCall("n1", ["system_write"])] },
+      { calls: [hook("h1")] },
+    ], "a\nd\ny\n");
+    const results = answersOf(run);
+    assert.equal(results[0][0].scope, "class", "system_write was granted for the run");
+    // The grant does not cover it: it was asked, without an "always", and the diff was shown.
+    assert.deepEqual(brief(results[1]), [["h1", true, "once", "approved by the operator"]]);
+    assert.match(run.screen, /Call 1 \(shell\): y = yes once, n = no, d = show the whole diff/);
+    assert.match(run.screen, /\| \+the-rest-of-the-diff/);
+  },
+});

@@ -132,6 +132,12 @@ Deno.test("docs/security.md names only sandbox flags the renderer emits, and the
     "--bind-fd",
     "--unshare-user",
     "--yes",
+    "--add-dir",
+    "--allow-host-port",
+    // git's own flags, in the commands that ask
+    "--track",
+    "--template",
+    "--global",
   ]);
   const context = {
     mode: "bwrap" as const,
@@ -147,6 +153,7 @@ Deno.test("docs/security.md names only sandbox flags the renderer emits, and the
     readOnlyHomeFiles: [],
     pidsCgroup: "/sys/fs/cgroup/pids",
     seccompFile: "/tmp/f.bpf",
+    netns: { enter: ["/usr/bin/nsenter", "--net=/proc/1/ns/net", "--"], ino: "4026531840" },
   };
   const set = {
     readPaths: ["/srv/ws"],

@@ -28,6 +28,10 @@ const SITES: Record<string, string[]> = {
   "src/broker/_terminate.ts": ["a fixed bash script that signals a process tree by pid"],
   "src/broker/find_pids_cgroup.ts": ["a fixed probe script for a usable pids cgroup"],
   "src/broker/_kill_sandbox.ts": ["a fixed bash script that walks /proc to kill a sandbox"],
+  "src/broker/host_network.ts": [
+    "the network namespace holder: bwrap --chdir / running sleep or odek's host-port forwarder, no user text",
+    "nsenter … /bin/true: a fixed probe that a program can join the namespace",
+  ],
 };
 
 /** The code of each spawn call (from the call to the end of its options), comments dropped. */

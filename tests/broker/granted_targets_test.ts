@@ -18,21 +18,22 @@ async function tempRoot(): Promise<string> {
   return await Deno.realPath(await Deno.makeTempDir({ prefix: "odek-granted-" }));
 }
 
-Deno.test("createMissingTargets() creates a missing target as an empty 0600 file, its missing parents 0700", async () => {
+Deno.test("createMissingTargets() creates a missing target as an empty 0600 file, and no directory", async () => {
   const root = await tempRoot();
   try {
-    const target = join(root, "home", ".config", "x", "y");
     await Deno.mkdir(join(root, "home"));
-    const [placeholder, ...rest] = await createMissingTargets([target], []);
-    assert.equal(rest.length, 0);
+    const target = join(root, "home", ".newrc");
+    const deep = join(root, "home", ".config", "x", "y");
+    const [placeholder, ...rest] = await createMissingTargets([target, deep], []);
+    assert.equal(rest.length, 0, "a target whose directory is missing gets no placeholder");
     assert.equal(placeholder.file, target);
-    assert.deepEqual(placeholder.dirs, [join(root, "home/.config/x"), join(root, "home/.config")]);
+    assert.deepEqual(placeholder.dirs, []);
     const info = await Deno.stat(target);
     assert.ok(info.isFile && info.size === 0);
     assert.equal(info.mode! & 0o777, 0o600);
-    assert.equal((await Deno.stat(dirname(target))).mode! & 0o777, 0o700);
+    assert.equal(await exists(join(root, "home/.config")), false, "a directory was created");
     await removeUntouched([placeholder]);
-    assert.equal(await exists(join(root, "home/.config")), false, "untouched chain left behind");
+    assert.equal(await exists(target), false, "an untouched placeholder was left");
     assert.equal(await exists(join(root, "home")), true, "removed a directory it did not create");
   } finally {
     await Deno.remove(root, { recursive: true });
@@ -107,6 +108,8 @@ sandboxTest(
       assert.equal(await Deno.readTextFile(rc), "x\n");
       assert.equal(await Deno.readTextFile(join(home, "existing.txt")), "untouched\n");
 
+      // A target whose directory is missing is not granted (odek creates no directory the
+      // approval did not name): the write fails visibly, and the result says what works.
       const deep = join(home, ".config", "x", "y");
       const second = await broker.run({
         id: "c2",
@@ -114,21 +117,25 @@ sandboxTest(
         args: { command: "printf deep > ~/.config/x/y" },
         verdict: systemWrite(deep, "printf deep > ~/.config/x/y"),
       });
-      assert.ok(second.ok, textOf(second));
-      assert.equal(await Deno.readTextFile(deep), "deep");
+      assert.ok(!second.ok, textOf(second));
+      assert.match(
+        textOf(second),
+        /could not grant .*\.config\/x\/y: its directory .* does not exist/,
+      );
+      assert.match(textOf(second), /--add-dir/);
       assert.deepEqual(
         (await Array.fromAsync(Deno.readDir(home))).map((e) => e.name).sort(),
-        [".config", ".newrc", "existing.txt"],
+        [".newrc", "existing.txt"],
       );
 
       const idle = await broker.run({
         id: "c3",
         name: "shell",
         args: { command: "true" },
-        verdict: systemWrite(join(home, ".cache", "never"), "true"),
+        verdict: systemWrite(join(home, "never"), "true"),
       });
       assert.ok(idle.ok, textOf(idle));
-      assert.equal(await exists(join(home, ".cache")), false, "an unused placeholder was left");
+      assert.equal(await exists(join(home, "never")), false, "an unused placeholder was left");
     } finally {
       await broker.close();
     }

@@ -44,13 +44,11 @@ Deno.test("renderDockerRun() builds a container with no network, no capabilities
   assert.deepEqual(values(argv, "--user"), ["1000:1001"]);
   assert.deepEqual(values(argv, "--name"), ["odek-test"]);
   assert.ok(argv.includes("--read-only") && argv.includes("--init"));
-  assert.deepEqual(values(argv, "--tmpfs"), [
-    "/tmp:rw,exec,mode=1777",
-    "/home/u:rw,exec,mode=1777",
-  ]);
+  assert.deepEqual(values(argv, "--tmpfs"), ["/home/u:rw,exec,mode=1777"]);
   assert.deepEqual(values(argv, "-w"), ["/srv/ws"]);
   assert.deepEqual(argv.slice(-4), ["odek:latest", "bash", "-c", "ls"]);
   assert.deepEqual(values(argv, "--mount"), [
+    "type=bind,source=/tmp,target=/tmp,readonly",
     "type=bind,source=/home/u/.gitconfig,target=/home/u/.gitconfig,readonly",
     "type=bind,source=/srv/ws,target=/srv/ws,readonly",
   ]);
@@ -182,4 +180,29 @@ Deno.test("renderDockerRun() mounts no write path that a writable parent already
     values(home.argv, "--mount").includes("type=bind,source=/home/u/.newrc,target=/home/u/.newrc"),
     "a target under the home tmpfs must keep its own mount",
   );
+});
+
+Deno.test("renderDockerRun() shows the host's /tmp read-only, the host's scratch as TMPDIR, and protected files read-only", () => {
+  const context = {
+    ...CONTEXT,
+    scratchRoot: "/tmp/odek-1000",
+    scratchDir: "/tmp/odek-1000/host-x/tmp",
+  };
+  const { argv } = renderDockerRun(
+    { ...set(["/srv/ws"]), readOnlyPaths: ["/srv/ws/.git/config", "/srv/ws/.envrc"] },
+    context,
+    ["true"],
+    OPTIONS,
+  );
+  const mounts = values(argv, "--mount");
+  assert.ok(mounts.includes("type=bind,source=/tmp,target=/tmp,readonly"));
+  assert.ok(
+    mounts.includes("type=bind,source=/tmp/odek-1000/host-x/tmp,target=/tmp/odek-1000/host-x/tmp"),
+  );
+  assert.ok(
+    mounts.includes("type=bind,source=/srv/ws/.git/config,target=/srv/ws/.git/config,readonly"),
+  );
+  assert.ok(values(argv, "--tmpfs").includes("/tmp/odek-1000:rw,size=1m,mode=0700"));
+  const inner = Object.fromEntries(values(argv, "-e").map((e) => e.split(/=(.*)/s).slice(0, 2)));
+  assert.equal(inner.TMPDIR, "/tmp/odek-1000/host-x/tmp");
 });

@@ -47,8 +47,10 @@ function set(partial: Partial<PermissionSet> = {}): PermissionSet {
  * What runs inside the sandbox after bwrap's `--`: the mount check's arguments and the program.
  * Every sandboxed argv starts there with the check (`_sandbox_check.ts`).
  */
-function inside(argv: string[]): { checks: string[][]; cwd: string[]; program: string[] } {
-  const rest = argv.slice(argv.indexOf("--") + 1);
+function inside(
+  argv: string[],
+): { checks: string[][]; cwd: string[]; netns: string; program: string[] } {
+  const rest = argv.slice(argv.indexOf("--", argv.indexOf("--chdir")) + 1);
   assert.deepEqual(rest.slice(0, 4), ["/bin/bash", "-c", SANDBOX_CHECK, "odek-check"]);
   const n = Number(rest[4]);
   const checks: string[][] = [];
@@ -56,14 +58,20 @@ function inside(argv: string[]): { checks: string[][]; cwd: string[]; program: s
   return {
     checks,
     cwd: rest.slice(5 + 4 * n, 7 + 4 * n),
-    program: rest.slice(7 + 4 * n),
+    netns: rest[7 + 4 * n],
+    program: rest.slice(8 + 4 * n),
   };
 }
 
 /** The [op, path] mount operations of a bwrap argv, in order. */
 function mounts(argv: string[]): [string, string][] {
   const out: [string, string][] = [];
-  for (let i = 0; i < argv.length && argv[i] !== "--"; i++) {
+  // From bwrap on (a program joining its host's network namespace starts with nsenter … --).
+  for (
+    let i = Math.max(0, argv.indexOf("/usr/bin/bwrap"));
+    i < argv.length && argv[i] !== "--";
+    i++
+  ) {
     const op = argv[i];
     if (["--tmpfs", "--dev", "--proc"].includes(op)) out.push([op, argv[++i]]);
     else if (/^--(ro-)?bind(-try)?$/.test(op)) {
@@ -215,7 +223,9 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
     );
     assert.throws(() => renderSandbox(set(), { ...limited, maxProcesses: 2 }, PROGRAM), RangeError);
   });
-  await t.step("every tmpfs has a size: /tmp and the home the cap, hiding ones 1 MiB", () => {
+  await t.step("every tmpfs has a size: the home the cap, hiding ones 1 MiB", () => {
+    // Without a seccomp filter a program could connect to a socket file: /tmp is an empty
+    // read-only tmpfs then (1 MiB), not the host's /tmp.
     const { argv } = renderSandbox(set(), { ...CONTEXT, tmpfsMaxBytes: 64 << 20 }, PROGRAM);
     const sizes = new Map<string, string>();
     argv.forEach((arg, i) => {
@@ -225,7 +235,7 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
     });
     assert.deepEqual(Object.fromEntries(sizes), {
       "/dev/shm": String(64 << 20),
-      "/tmp": String(64 << 20),
+      "/tmp": String(1 << 20),
       "/run": String(1 << 20),
       "/home/u": String(64 << 20),
       "/home/u/.odek": String(1 << 20),
@@ -235,6 +245,8 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       () => renderSandbox(set(), { ...CONTEXT, tmpfsMaxBytes: 1000 }, PROGRAM),
       RangeError,
     );
+    const tool = renderSandbox(set(), { ...CONTEXT, tmpfsMaxBytes: 64 << 20 }, TOOL).argv;
+    assert.equal(tool[tool.indexOf("/tmp") - 2], String(64 << 20), "a tool child's private /tmp");
   });
   await t.step("proxy network policy stays offline until the egress proxy exists", () => {
     const { argv } = renderSandbox(
@@ -451,6 +463,12 @@ Deno.test("renderSandbox() never emits an escape, over its whole output space", 
   const binaryPool = [[], ["/usr/bin/git"], ["/usr/bin/git", "/usr/bin/make"], ["/usr/bin/deno"]];
   const subsets = (xs: string[]) =>
     xs.reduce<string[][]>((acc, x) => [...acc, ...acc.map((s) => [...s, x])], [[]]);
+  const shared: Partial<SandboxContext> = {
+    seccompFile: "/var/lib/odek/f.bpf",
+    scratchRoot: "/tmp/odek-0",
+    scratchDir: "/tmp/odek-0/host-x/tmp",
+    netns: { enter: ["/usr/bin/nsenter", "--net=/proc/42/ns/net", "--"], ino: "4026532178" },
+  };
   const contexts: SandboxContext[] = [
     CONTEXT,
     { ...CONTEXT, mode: "none" },
@@ -460,9 +478,12 @@ Deno.test("renderSandbox() never emits an escape, over its whole output space", 
     { ...CONTEXT, egressSocket: SOCKET },
     { ...CONTEXT, egressSocket: SOCKET, mode: "none" },
     { ...CONTEXT, egressSocket: SOCKET, bwrapPath: null },
+    { ...CONTEXT, ...shared },
+    { ...CONTEXT, ...shared, egressSocket: SOCKET },
   ];
   const allowedEnv = new Set([
     ...Object.keys(renderSandbox(set(), CONTEXT, TOOL).env),
+    ...Object.keys(renderSandbox(set(), CONTEXT, PROGRAM).env),
     "A",
   ]);
   let rendered = 0;
@@ -477,7 +498,13 @@ Deno.test("renderSandbox() never emits an escape, over its whole output space", 
         ) {
           for (const runBinaries of binaryPool) {
             for (const command of COMMANDS) {
-              const s = set({ readPaths, writePaths, network, runBinaries });
+              const s = set({
+                readPaths,
+                writePaths,
+                network,
+                runBinaries,
+                ...(writePaths.includes(WS) ? { readOnlyPaths: [`${WS}/.git/config`] } : {}),
+              });
               const call = (): RenderedSandbox => renderSandbox(s, context, command);
               if (
                 context.bwrapPath === null && context.mode === "bwrap" && command.kind === "program"
@@ -507,8 +534,12 @@ Deno.test("renderSandbox() never emits an escape, over its whole output space", 
                   `--allow-write=${socket}`,
                 ]);
               }
+              const joins = context.netns !== undefined && command.kind === "program" &&
+                sandboxed;
+              assert.equal(argv[0] === "/usr/bin/nsenter", joins, "only programs join a netns");
               for (const arg of argv.filter((a) => !forwarder.includes(a))) {
-                assert.ok(!["-A", "--allow-all", "--share-net"].includes(arg), arg);
+                assert.ok(!["-A", "--allow-all"].includes(arg), arg);
+                if (arg === "--share-net") assert.ok(joins, "--share-net only inside a netns");
                 assert.ok(!/^--allow-(ffi|env|sys|import|all|hrtime)/.test(arg), arg);
                 if (arg.startsWith("--allow-net")) {
                   assert.ok(egress && command.kind === "tool_child" && arg === "--allow-net", arg);
@@ -534,21 +565,44 @@ Deno.test("renderSandbox() never emits an escape, over its whole output space", 
                 assert.equal(allowWrite, start >= 0 ? `--allow-write=${socket}` : undefined);
               }
               for (const key of Object.keys(env)) assert.ok(allowedEnv.has(key), key);
-              if (argv[0] !== "/usr/bin/bwrap") continue;
+              if (!argv.includes("/usr/bin/bwrap")) continue;
               for (
                 const flag of [
                   "--die-with-parent",
                   "--new-session",
                   "--unshare-all",
-                  "--unshare-net",
+                  joins ? "--share-net" : "--unshare-net",
                 ]
               ) {
                 assert.ok(argv.includes(flag), flag);
               }
               assert.equal(argv[argv.indexOf("--cap-drop") + 1], "ALL");
+              if (joins) assert.equal(inside(argv).netns, "4026532178", "the netns is checked");
               const m = mounts(argv);
-              for (const root of [...context.protectedRoots, "/tmp", "/home/u"]) {
+              // /tmp is private for tool children; for programs the host's (read-only), or an
+              // empty read-only one where Unix sockets are allowed.
+              const privateTmp = command.kind === "tool_child" || egress || !context.seccompFile;
+              const hidden = [
+                ...context.protectedRoots,
+                "/home/u",
+                ...(privateTmp ? ["/tmp"] : []),
+              ];
+              for (const root of hidden) {
                 assert.ok(m.some(([op, p]) => op === "--tmpfs" && p === root), root);
+              }
+              if (!privateTmp) assert.ok(!m.some(([op, p]) => op === "--tmpfs" && p === "/tmp"));
+              if (command.kind === "program" && privateTmp) {
+                // Empty and read-only: a write there fails instead of vanishing.
+                assert.ok(argv.some((a, i) => a === "/tmp" && argv[i - 1] === "--remount-ro"));
+              }
+              if (context.scratchRoot && command.kind === "program") {
+                assert.ok(m.some(([op, p]) => op === "--bind" && p === context.scratchDir));
+                assert.equal(env.TMPDIR, context.scratchDir);
+              }
+              // Protected files stay read-only over a writable workspace.
+              if (writePaths.includes(WS)) {
+                const at = m.findIndex(([, p]) => p === `${WS}/.git/config`);
+                assert.ok(at >= 0 && m[at][0].startsWith("--ro-bind"), ".git/config read-only");
               }
               for (let i = 0; i < m.length; i++) {
                 for (let j = i + 1; j < m.length; j++) {

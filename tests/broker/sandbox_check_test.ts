@@ -147,3 +147,38 @@ sandboxTest(
     }
   },
 );
+
+sandboxTest(
+  "the sandbox check refuses a program that is not in its session's network namespace",
+  async () => {
+    if (bwrap === null) return;
+    const base = [bwrap, "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"];
+    // A fresh namespace of its own: whatever inode was expected, it is not this one.
+    const wrong = await run([
+      ...base,
+      "--unshare-net",
+      "--",
+      ...sandboxCheckArgv([], { path: "", pin: "" }, ["echo", "ran"], { netns: "1" }),
+    ]);
+    assert.equal(wrong.code, SANDBOX_CHECK_EXIT, wrong.stderr);
+    assert.match(wrong.stderr, /the network namespace is not the session's \(\d+, expected 1\)/);
+    assert.equal(wrong.stdout, "");
+    // Its own inode passes (read inside, then expected).
+    const own = await run([
+      ...base,
+      "--",
+      "/bin/bash",
+      "-c",
+      'exec {h}</proc/self/ns/net; sed -n "s/^ino:\\s*//p" /proc/self/fdinfo/$h',
+    ]);
+    const ino = own.stdout.trim();
+    assert.match(ino, /^\d+$/, own.stderr);
+    const right = await run([
+      ...base,
+      "--",
+      ...sandboxCheckArgv([], { path: "", pin: "" }, ["echo", "ran"], { netns: ino }),
+    ]);
+    assert.equal(right.code, 0, right.stderr);
+    assert.equal(right.stdout, "ran\n");
+  },
+);

@@ -214,7 +214,7 @@ sandboxTest(
         'echo "proxy=$HTTP_PROXY"; ip -o link | cut -d: -f2; curl -sS -m 10 http://test.example/from-shell',
     }, { ...network, parts: [{ riskClass: "network", subject: "curl", targets: [] }] });
     assert.ok(online.ok, JSON.stringify(online));
-    assert.match(online.output, /proxy=http:\/\/127\.0\.0\.1:\d+/);
+    assert.match(online.output, /proxy=http:\/\/odek:[0-9a-f]{32}@127\.0\.0\.1:\d+/);
     assert.ok(online.output.includes("hello from the test host"), online.output);
     assert.deepEqual(s.host.seen, ["/from-shell"]);
     const offline = await s.run("shell", {

@@ -30,6 +30,7 @@ function report(overrides: Partial<DoctorReport> = {}): DoctorReport {
         version: "0.8.0",
       },
       networkNamespace: layer("active", "interfaces inside a sandbox: lo"),
+      sharedLoopback: layer("active", "the programs of a session share one network namespace"),
       egressGuard: layer(
         "active",
         "an approved network part leaves only through odek's egress proxy",
@@ -47,7 +48,13 @@ function report(overrides: Partial<DoctorReport> = {}): DoctorReport {
       seccomp: layer("active", "no Unix-domain sockets, io_uring, keyring calls"),
       rootSecrets: layer("unavailable", "none hidden"),
     },
-    workspace: { requested: "/w", kind: "current directory", ok: true, path: "/w" },
+    workspace: {
+      requested: "/w",
+      kind: "current directory",
+      ok: true,
+      path: "/w",
+      readOnly: "the workspace /w is on a read-only file system: every write to it will fail",
+    },
     addDirs: [],
     config: {
       files: [
@@ -78,6 +85,7 @@ Deno.test("renderDoctorReport() shows every layer with its status, the versions 
       /sandbox "bwrap": works/,
       /bwrap 0\.8\.0 +active · a trivial sandbox started/,
       /network namespace +active · interfaces inside a sandbox: lo/,
+      /shared loopback +active · the programs of a session share one network namespace/,
       /egress guard +active · an approved network part leaves only through odek's egress proxy/,
       /pids limit +active · 1024 processes/,
       /seccomp filter +active · no Unix-domain sockets/,
@@ -86,6 +94,7 @@ Deno.test("renderDoctorReport() shows every layer with its status, the versions 
       /warning: \/w\/odek\.jsonc: "baseUrl" ignored/,
       /docker 28\.2\.2 +not available/,
       /workspace \(current directory\)\n +ok +\/w/,
+      /WARNING +the workspace \/w is on a read-only file system/,
       /ok: odek can run here\n$/,
     ]
   ) {

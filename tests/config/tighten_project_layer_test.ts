@@ -146,7 +146,7 @@ Deno.test("network.allowDomains: the intersection; nothing in common means no eg
   await t.step("disjoint: empty, no egress, and the dropped entry named", () => {
     const out = tighten(
       { network: { allowDomains: ["evil.test"] } },
-      base({ network: { allowDomains: ["github.com"] } }),
+      base({ network: { allowDomains: ["github.com"], allowHostPorts: [] } }),
     );
     assert.deepEqual(out.layer.network?.allowDomains, []);
     assert.equal(out.noEgress, true);

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ToolResult } from "../../src/broker/tool_broker.ts";
 import type { ContainmentFixture } from "./_fixture.ts";
 
 /** One escape attempt. */
@@ -18,6 +19,11 @@ export interface Attempt {
   forbid?: RegExp;
   /** Runs only where sandboxes have a process limit (a pids cgroup), never unbounded. */
   needsProcessLimit?: boolean;
+  /**
+   * More checks after the attempt, besides the containment every attempt gets (e.g. a command
+   * that exited 0 really wrote the host file it claims). Throws an AssertionError.
+   */
+  verify?(f: ContainmentFixture, result: ToolResult): Promise<void>;
 }
 
 /** A shell call built from the fixture's paths, with a timeout in seconds. */
@@ -32,3 +38,16 @@ export const tool =
   (f: ContainmentFixture) => ({ name, args: args(f) });
 /** Base64 of a text. */
 export const b64 = (text: string) => btoa(text);
+
+/** rot13 of a text: `tr` output is not static to the classifier, so the payload stays hidden. */
+export const rot13 = (text: string) =>
+  text.replace(/[a-z]/gi, (c) => {
+    const base = c <= "Z" ? 65 : 97;
+    return String.fromCharCode((c.charCodeAt(0) - base + 13) % 26 + base);
+  });
+
+/** A shell call running `payload` hidden from the classifier (rot13 through `tr`, then `sh`). */
+export const hidden = (payload: (f: ContainmentFixture) => string) =>
+  sh((f) =>
+    `echo '${rot13(payload(f)).replaceAll("'", "'\\''")}' | tr 'A-Za-z' 'N-ZA-Mn-za-m' | sh`
+  );

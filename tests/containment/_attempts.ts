@@ -10,8 +10,9 @@
 import type { Attempt } from "./_attempt.ts";
 import { EXEC_ATTEMPTS } from "./_attempts_exec.ts";
 import { PATH_ATTEMPTS } from "./_attempts_paths.ts";
+import { HOST_ATTEMPTS } from "./_attempts_host.ts";
 
 export type { Attempt } from "./_attempt.ts";
 
 /** The whole table (at least 40 attempts): paths first, then programs. */
-export const ATTEMPTS: readonly Attempt[] = [...PATH_ATTEMPTS, ...EXEC_ATTEMPTS];
+export const ATTEMPTS: readonly Attempt[] = [...PATH_ATTEMPTS, ...EXEC_ATTEMPTS, ...HOST_ATTEMPTS];

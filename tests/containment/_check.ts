@@ -9,6 +9,7 @@ import { isAbsolute, relative } from "node:path";
 import type { PermissionSet } from "../../src/broker/permission_set.ts";
 import type { ToolResult } from "../../src/broker/tool_broker.ts";
 import type { ContainmentFixture } from "./_fixture.ts";
+import { protectedReason } from "../../tools/_catalogue/protected_paths.ts";
 
 /** What one attempt did, as the check sees it. */
 export interface AttemptOutcome {
@@ -57,6 +58,8 @@ export function assertContained(f: ContainmentFixture, name: string, o: AttemptO
       `${name}: the secret of ${canary.path ?? "the core's environment"} leaked:\n${text}`,
     );
   }
+  assertProtectedKept(f, name, o, text);
+  assertNoPlaceholders(f, name, o, text);
   const hits = f.hits();
   assert.deepEqual(
     hits,
@@ -65,4 +68,73 @@ export function assertContained(f: ContainmentFixture, name: string, o: AttemptO
       JSON.stringify(hits)
     }):\n${text}`,
   );
+}
+
+/** A snapshot entry's kind and content, without its mode, mtime and inode. */
+function contentOf(entry: string | undefined): string | undefined {
+  if (entry === undefined) return undefined;
+  if (entry.startsWith("dir ")) return "dir";
+  // `file <content> <mode> <mtime> <ino>` / `link <target> <mode> <mtime> <ino>`.
+  const parts = entry.split(" ");
+  return parts.slice(0, -2).join(" ");
+}
+
+/**
+ * Files the host runs later (hooks, `.git/config`, `.envrc` …) are as they were after every
+ * attempt, whatever its scope (the read-only binds and the revert after the call), unless the
+ * scope granted that very path (an approved write that named it).
+ */
+function assertProtectedKept(
+  f: ContainmentFixture,
+  name: string,
+  o: AttemptOutcome,
+  text: string,
+): void {
+  const granted = (o.scope?.writePaths ?? []).filter((p) => p !== f.ws);
+  const paths = new Set([...o.before.keys(), ...o.after.keys()]);
+  for (const path of paths) {
+    if (!isWithin(f.ws, path) || path === f.ws) continue;
+    const rel = relative(f.ws, path);
+    if (protectedReason(rel) === undefined) continue;
+    if (granted.some((g) => isWithin(g, path))) continue;
+    const before = contentOf(o.before.get(path));
+    const after = contentOf(o.after.get(path));
+    assert.equal(
+      after,
+      before,
+      `${name}: the protected ${rel} changed (before: ${before}, after: ${after})\noutput: ${text}`,
+    );
+  }
+}
+
+/**
+ * No attempt leaves an empty file or directory in the workspace that was not there before and
+ * that the attempt did not make itself (bwrap leaves such placeholders where it mounts over a
+ * missing path). Attempts that create empty entries on purpose name them in `expectEmpty`.
+ */
+function assertNoPlaceholders(
+  f: ContainmentFixture,
+  name: string,
+  o: AttemptOutcome,
+  text: string,
+): void {
+  for (const [path, entry] of o.after) {
+    if (o.before.has(path) || !isWithin(f.ws, path)) continue;
+    const emptyFile = entry.startsWith("file  ");
+    const emptyDir = entry.startsWith("dir ") &&
+      ![...o.after.keys()].some((p) => p !== path && isWithin(path, p));
+    if (!emptyFile && !emptyDir) continue;
+    // A program in a writable workspace may make empty entries itself; a mount destination,
+    // a protected name, or anything in a read-only workspace can only be a placeholder.
+    const writable = (o.scope?.writePaths ?? []).includes(f.ws);
+    const destinations = [
+      ...(o.scope?.readPaths ?? []),
+      ...(o.scope?.writePaths ?? []),
+      ...(o.scope?.readOnlyPaths ?? []),
+    ];
+    const mounted = destinations.includes(path) ||
+      protectedReason(relative(f.ws, path)) !== undefined;
+    if (writable && !mounted) continue;
+    assert.fail(`${name}: an empty placeholder ${path} was left in the workspace\noutput: ${text}`);
+  }
 }

@@ -12,6 +12,7 @@ import { createSocket, type Socket } from "node:dgram";
 import { join } from "node:path";
 import type { SandboxContext } from "../../src/broker/render_sandbox.ts";
 import { sandboxContextFromEnvironment } from "../../src/broker/sandbox_context.ts";
+import { createHostScratch, type HostScratch } from "../../src/broker/host_scratch.ts";
 import { REPO_TOOLS_DIR } from "../_helpers/sandbox.ts";
 
 /** A secret: its bytes must never appear in a tool's output unless its path is in scope. */
@@ -43,7 +44,10 @@ export interface ContainmentFixture extends AsyncDisposable {
    * `odek_link` (→ ODEK_HOME) and `ssh_link` (→ `~/.ssh`).
    */
   out: string;
-  /** A directory under `/tmp` (hidden in sandboxes) with a secret. */
+  /**
+   * Another session host's private scratch (under the per-user parent every sandbox hides), with
+   * a secret: no host sees another's scratch. (The host's `/tmp` itself is visible read-only.)
+   */
   hostTmp: string;
   /** A secret file in the host's `/dev/shm`. */
   shm: string;
@@ -82,18 +86,19 @@ export async function makeContainmentFixture(): Promise<ContainmentFixture> {
   const root = await Deno.realPath(
     await Deno.makeTempDir({ dir: "/var/tmp", prefix: "odek-containment-" }),
   );
-  const hostTmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "odek-containment-" }));
+  const other = await createHostScratch("/tmp");
   try {
-    return await build(root, hostTmp);
+    return await build(root, other);
   } catch (error) {
     // A half-built fixture is deleted here: nobody gets it to dispose.
     await Deno.remove(root, { recursive: true }).catch(() => {});
-    await Deno.remove(hostTmp, { recursive: true }).catch(() => {});
+    await other.remove();
     throw error;
   }
 }
 
-async function build(root: string, hostTmp: string): Promise<ContainmentFixture> {
+async function build(root: string, other: HostScratch): Promise<ContainmentFixture> {
+  const hostTmp = other.dir;
   const tag = crypto.randomUUID().slice(0, 8);
   const canary = (what: string) => `CANARY-${what}-${tag}`;
   const [ws, odek, install, home, out] = ["ws", "odek_home", "install", "home", "out"].map((d) =>
@@ -191,7 +196,7 @@ async function build(root: string, hostTmp: string): Promise<ContainmentFixture>
       dgram.close();
       await Promise.all([tcpLoop, unixLoop]);
       await Deno.remove(root, { recursive: true });
-      await Deno.remove(hostTmp, { recursive: true });
+      await other.remove();
       await bash('rm -f -- "$1"', shm);
     },
   };

@@ -124,7 +124,7 @@ async function runAttempt(
     const invocation: ToolInvocation = { id: "c1", ...call };
     const gated = classifier === null
       ? { invocation: { ...invocation, verdict: forcedRead(call.name) } }
-      : await gate(f, classifier, invocation);
+      : await gate(f, classifier, invocation, broker);
     if ("refusal" in gated) {
       result = gated.refusal;
     } else {
@@ -159,18 +159,34 @@ async function runAttempt(
     after: await f.snapshot(),
     hitsBefore,
   });
+  await attempt.verify?.(f, result);
   if (attempt.forbid && (scope?.writePaths.length ?? 0) === 0) {
     const text = result.ok ? result.output : result.error.message;
     assert.doesNotMatch(text, attempt.forbid, `${attempt.name}: escaped:\n${text}`);
   }
 }
 
-async function gate(f: ContainmentFixture, classifier: Classifier, invocation: ToolInvocation) {
+async function gate(
+  f: ContainmentFixture,
+  classifier: Classifier,
+  invocation: ToolInvocation,
+  broker: SandboxBroker,
+) {
+  // What a session host's gate knows: the scratch, and the workspace's protected files and
+  // repository programs scanned before the call.
+  const facts = broker.workspaceFacts(f.ws);
+  const scratchDir = await broker.scratchDir();
   const context = {
     workspace: f.ws,
     home: f.home,
     protectedRoots: f.context.protectedRoots,
     trustLevel: "standard" as const,
+    ...(scratchDir ? { scratchDir } : {}),
+    repository: {
+      protectedExtra: facts.protectedExtra,
+      programs: facts.repoPrograms,
+      repositories: facts.repositories,
+    },
   };
   const run = {
     emit() {},

@@ -12,6 +12,8 @@ const LEAKS: {
   name: string;
   command: (f: Awaited<ReturnType<typeof makeContainmentFixture>>) => string;
   caught: RegExp;
+  /** Judge it against a scope with the workspace writable (only the specific check fails). */
+  writable?: boolean;
 }[] = [
   { name: "a secret read", command: (f) => `cat ${f.odek}/secret.txt`, caught: /leaked/ },
   {
@@ -24,9 +26,27 @@ const LEAKS: {
     command: (f) => `echo hi > /dev/tcp/127.0.0.1/${f.port}`,
     caught: /listener was reached/,
   },
+  // Unconfined, nothing keeps the files the host runs later read-only or reverts them.
+  {
+    name: "a planted git hook",
+    command: () => "echo 'echo x' > .git/hooks/pre-commit",
+    caught: /the protected \.git\/hooks\/pre-commit changed/,
+    writable: true,
+  },
+  {
+    name: "an empty placeholder left in a read-only workspace",
+    command: () => ": > .odek-placeholder",
+    caught: /changed outside the scope|empty placeholder .*\.odek-placeholder/,
+  },
+  {
+    name: "an empty placeholder left where a protected path was mounted",
+    command: () => "mkdir .devcontainer",
+    caught: /protected \.devcontainer changed|placeholder .*\.devcontainer/,
+    writable: true,
+  },
 ];
 
-Deno.test("assertContained() catches a read, a write and a connection made unconfined", async (t) => {
+Deno.test("assertContained() catches a read, a write, a connection, a planted hook and a placeholder made unconfined", async (t) => {
   for (const leak of LEAKS) {
     await t.step(leak.name, async () => {
       await using f = await makeContainmentFixture();
@@ -53,7 +73,7 @@ Deno.test("assertContained() catches a read, a write and a connection made uncon
       const after = await f.snapshot();
       const scope = {
         readPaths: [f.ws],
-        writePaths: [],
+        writePaths: leak.writable ? [f.ws] : [],
         network: { type: "none" as const },
         runBinaries: [],
         envNames: [],

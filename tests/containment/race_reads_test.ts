@@ -105,7 +105,10 @@ Deno.test("the approval preview never reads what a swapped-in symlink points to 
     ws,
     "notes.txt",
     "alt",
-    () => gate.preview!(call),
+    async () => {
+      const preview = await gate.preview!(call);
+      return typeof preview === "object" ? preview.full : preview;
+    },
     [scratch.canary],
   );
   console.error(`preview race: ${READS} previews, ${flips} exchanges, ${own} showed the file`);

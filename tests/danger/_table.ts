@@ -18,6 +18,7 @@ export const CONTEXT: ClassifyContext = {
   home: "/home/ada",
   protectedRoots: ["/home/ada/.odek", "/opt/odek"],
   trustLevel: "standard",
+  scratchDir: "/tmp/odek-1000/host-abc/tmp",
 };
 
 /** Why `parts` do not match `row`, or null when they do. */

@@ -10,7 +10,13 @@ export const PATH_ROWS: Row[] = [
   // redirect targets
   ["echo x > out.txt", "read local_write", "local_write=/home/ada/proj/out.txt"],
   ["echo x >> logs/app.log", "read local_write"],
-  ["echo x > /tmp/scratch", "read local_write", "local_write=/tmp/scratch"],
+  ["echo x > /tmp/scratch", "read system_write", "system_write=/tmp/scratch"],
+  [
+    "echo x > $TMPDIR/scratch",
+    "read local_write",
+    "local_write=/tmp/odek-1000/host-abc/tmp/scratch",
+  ],
+  ["cp a.txt ../backup.txt", "system_write", "system_write=/home/ada/backup.txt"],
   ["echo x > ../sibling.txt", "read system_write", "system_write=/home/ada/sibling.txt"],
   ["echo x > /etc/hosts", "read system_write", "system_write=/etc/hosts"],
   ["echo x >> ~/.bashrc", "read system_write", "system_write=/home/ada/.bashrc"],
@@ -54,7 +60,7 @@ export const PATH_ROWS: Row[] = [
   ["cp /home/ada/.odek/config.jsonc .", "blocked local_write"],
   ["mv ~/x ./x", "destructive local_write", "destructive=/home/ada/x"],
   ["mv a.txt b.txt", "local_write"],
-  ["mv build /tmp/old-build", "local_write"],
+  ["mv build /tmp/old-build", "local_write system_write"],
   ["ln -sf /tmp/x ~/.bashrc", "system_write"],
   ["ln -s ../shared shared", "local_write"],
   ["install -m 755 tool /usr/local/bin/tool", "system_write", "system_write=/usr/local/bin/tool"],
@@ -73,7 +79,8 @@ export const PATH_ROWS: Row[] = [
   // deletions
   ["rm -rf node_modules", "local_write", "local_write=/home/ada/proj/node_modules"],
   ["rm -rf ./dist build", "local_write"],
-  ["rm -rf /tmp/cache", "local_write"],
+  ["rm -rf /tmp/cache", "destructive"],
+  ['rm -rf "$TMPDIR/cache"', "local_write"],
   ["rm -rf ~/projects", "destructive", "destructive=/home/ada/projects"],
   // Deleting a directory that holds a protected root (ODEK_HOME is ~/.odek) is blocked.
   ["rm -rf ~", "blocked", "blocked=/home/ada"],
@@ -84,7 +91,7 @@ export const PATH_ROWS: Row[] = [
   ["rm -rf ../../..", "blocked"],
   ["rm -rf /home/ada/pro*", "destructive"],
   ["rm -rf /home/ada/proj-old", "destructive"],
-  ["mv /home/ada /tmp/x", "blocked local_write"],
+  ["mv /home/ada /tmp/x", "blocked system_write"],
   ["rm -rf *", "destructive", "destructive=/home/ada/proj/*"],
   ["rm -rf .", "destructive", "destructive=/home/ada/proj"],
   ["rm -rf ../proj", "destructive"],

@@ -23,6 +23,13 @@ export const CallMessageSchema = z.strictObject({
   workspace: z.string().startsWith("/"),
   /** Realpathed directories the operator granted besides the workspace (`--add-dir`). */
   roots: z.array(z.string().startsWith("/")).optional(),
+  /**
+   * Single files the call's approval granted (outside the workspace, or protected files in it):
+   * written in place, never through a temporary file beside them.
+   */
+  grants: z.array(z.string().startsWith("/")).optional(),
+  /** Protected places besides the fixed names (relative to the workspace): refused unless granted. */
+  protect: z.array(z.string()).optional(),
 });
 /** Run one tool call. */
 export type CallMessage = z.infer<typeof CallMessageSchema>;

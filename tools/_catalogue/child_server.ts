@@ -21,6 +21,16 @@ export interface ToolContext {
   readonly workspace: string;
   /** Realpathed directories the operator granted besides the workspace (`--add-dir`). */
   readonly roots: readonly string[];
+  /**
+   * Single files the call's approval granted (outside the workspace, or protected files inside
+   * it), each absolute: written in place. @default []
+   */
+  readonly grants?: readonly string[];
+  /**
+   * Protected places besides the fixed names of `protected_paths.ts` (relative to the
+   * workspace): refused unless granted. @default []
+   */
+  readonly protect?: readonly string[];
   /** Aborts when the core cancels the call (the run was interrupted, or the call timed out). */
   readonly signal: AbortSignal;
 }
@@ -208,6 +218,8 @@ export class ToolChildServer {
         ...this.#services,
         workspace: call.workspace,
         roots: call.roots ?? [],
+        grants: call.grants ?? [],
+        protect: call.protect ?? [],
         signal: controller.signal,
       };
       return {

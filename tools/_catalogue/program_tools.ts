@@ -16,7 +16,7 @@ export const SHELL_TOOL = toolEntry({
   rule: { kind: "command", arg: "command" },
   classWithoutGate: "code_execution",
   description:
-    "Run a bash command in the workspace, inside a sandbox: the workspace is writable, the home directory is empty, there is no network unless the command's network use is approved (then it goes through odek's egress proxy, set in HTTP_PROXY/HTTPS_PROXY, which refuses internal addresses). Returns the exit code, stdout and stderr (each capped at 1 MiB).",
+    "Run a bash command in the workspace, inside a sandbox: the workspace is writable, the home directory is empty, /tmp is the host's and read-only, and $TMPDIR is a private scratch directory of this session (writable, kept until the session ends, not the host's /tmp). There is no network unless the command's network use is approved (then it goes through odek's egress proxy, set in HTTP_PROXY/HTTPS_PROXY, which refuses internal addresses); 127.0.0.1 is this session's own loopback, shared with bg_start jobs. Git hooks, .git/config, .envrc and editor settings are read-only. Returns the exit code, stdout and stderr (each capped at 1 MiB).",
   args: z.strictObject({
     command: z.string().min(1).max(256 * 1024),
     timeout_seconds: z.int().min(1).max(1800).optional().describe(
@@ -50,7 +50,7 @@ export const BG_TOOLS = [
     },
     classWithoutGate: "code_execution",
     description:
-      "Start a bash command in the background, in the same kind of sandbox as shell (workspace writable, empty home, no network unless approved), e.g. a dev server or a long build. Returns a job id at once. Output is kept in bounded buffers (the newest 256 KiB per stream). Jobs are stopped when the run ends, unless detach is true, which always asks the operator first.",
+      "Start a bash command in the background, in the same kind of sandbox as shell (workspace writable, empty home, private $TMPDIR, no network unless approved), e.g. a dev server or a long build: a server it starts on 127.0.0.1 answers later shell calls of this session. Returns a job id at once. Output is kept in bounded buffers (the newest 256 KiB per stream). Jobs are stopped when the run ends, unless detach is true, which always asks the operator first.",
     args: z.strictObject({
       command: z.string().min(1).max(256 * 1024),
       detach: z.boolean().default(false).describe(

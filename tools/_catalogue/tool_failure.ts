@@ -113,7 +113,12 @@ export function toChildError(tool: string, error: unknown): ChildError {
     err instanceof Deno.errors.PermissionDenied || code === "EACCES" ||
     code === "EROFS" ||
     code === "EPERM";
-  const message = denied
+  // EROFS is the file system's answer: a read-only mount of this call's scope, or a workspace on
+  // a read-only file system; the core, which knows the scope, says which.
+  const path = /['"`]([^'"`]+)['"`]\s*$/.exec(err.message)?.[1];
+  const message = code === "EROFS" || /read-only file system/i.test(err.message)
+    ? `${tool} failed: read-only file system: ${path ?? err.message}`
+    : denied
     ? `${tool} was denied by the sandbox: ${err.message}. The scope of this call does not allow it.`
     : `${tool} failed: ${err.message}`;
   return {

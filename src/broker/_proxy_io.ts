@@ -1,16 +1,15 @@
 /**
- * The egress proxy's connection plumbing (private to `egress_proxy.ts`): reading a request head
- * with a size and time bound, tunnelling bytes both ways, and short plain-text answers.
+ * Connection plumbing of the egress proxy (private to `broker/`): reading a request head,
+ * answering with a status, piping bytes both ways, timing out a connect.
  *
  * @module
  */
 
-/** The largest request head read, in bytes. */
 const MAX_HEAD_BYTES = 32 * 1024;
-/** How long a client may take to send its request head, in milliseconds. */
 const HEAD_TIMEOUT_MS = 15_000;
+/** Connections served at once; more are answered 503 (a sandbox cannot exhaust the core's files). */
+export const MAX_CONNECTIONS = 256;
 
-/** The request head (`\r\n\r\n` excluded) and the bytes after it, or `null`. */
 export async function readHead(
   conn: Deno.Conn,
 ): Promise<{ text: string; rest: Uint8Array } | null> {
@@ -36,7 +35,7 @@ export async function readHead(
   }
 }
 
-function findBlankLine(bytes: Uint8Array): number {
+export function findBlankLine(bytes: Uint8Array): number {
   for (let i = 0; i + 3 < bytes.length; i++) {
     if (bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) {
       return i;
@@ -45,7 +44,6 @@ function findBlankLine(bytes: Uint8Array): number {
   return -1;
 }
 
-/** `connecting`, or a rejection after `ms` milliseconds (a late connection is closed). */
 export async function within(connecting: Promise<Deno.Conn>, ms: number): Promise<Deno.Conn> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -68,34 +66,36 @@ export async function pump(from: Deno.Conn, to: Deno.Conn): Promise<void> {
 }
 
 /** Answer 503 without reading the request: half-close first, so the client gets the answer. */
-export async function refuseBusy(conn: Deno.Conn, maxConnections: number): Promise<void> {
-  await reply(conn, 503, `odek egress serves at most ${maxConnections} connections at once`);
+export async function refuseBusy(conn: Deno.Conn): Promise<void> {
+  await reply(conn, 503, `odek egress serves at most ${MAX_CONNECTIONS} connections at once`);
   await conn.closeWrite().catch(() => {});
   setTimeout(() => closeQuietly(conn), 1000);
 }
 
-/** A short plain-text answer with `status`, marked `X-Odek-Egress: refused` for a 403. */
 export async function reply(conn: Deno.Conn, status: number, message: string): Promise<void> {
   const text = {
     400: "Bad Request",
     403: "Forbidden",
     405: "Method Not Allowed",
+    407: "Proxy Authentication Required",
     503: "Service Unavailable",
   }[status] ?? "Bad Gateway";
   const body = new TextEncoder().encode(`${message}\n`);
+  const challenge = status === 407 ? 'Proxy-Authenticate: Basic realm="odek egress"\r\n' : "";
   const head = `HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
-    `X-Odek-Egress: ${status === 403 ? "refused" : "error"}\r\nConnection: close\r\n` +
+    challenge +
+    `X-Odek-Egress: ${
+      status === 403 || status === 407 ? "refused" : "error"
+    }\r\nConnection: close\r\n` +
     `Content-Length: ${body.length}\r\n\r\n`;
   await writeAll(conn, concat(new TextEncoder().encode(head), body)).catch(() => {});
 }
 
-/** Write every byte of `data`. */
 export async function writeAll(conn: Deno.Conn, data: string | Uint8Array): Promise<void> {
   let bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   while (bytes.length > 0) bytes = bytes.subarray(await conn.write(bytes));
 }
 
-/** `a` then `b` in one array. */
 export function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(a.length + b.length);
   out.set(a);
@@ -103,7 +103,6 @@ export function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-/** Close, ignoring a connection already closed. */
 export function closeQuietly(conn: Deno.Conn): void {
   try {
     conn.close();
