@@ -25,11 +25,14 @@ export function planRestore(
   target: ReadonlyMap<string, SnapshotFile>,
   current: ReadonlyMap<string, SnapshotFile>,
   paths?: readonly string[],
+  keep: readonly string[] = [],
 ): RestorePlan {
+  const kept = new Set(keep);
   const prefixes = paths?.map((p) => p.replace(/^(\.\/)+/, "").replace(/\/+$/, ""));
   const selected = (path: string) =>
-    !prefixes ||
-    prefixes.some((p) => p === "" || p === "." || path === p || path.startsWith(`${p}/`));
+    !kept.has(path) &&
+    (!prefixes ||
+      prefixes.some((p) => p === "" || p === "." || path === p || path.startsWith(`${p}/`)));
   const plan: RestorePlan = { write: [], delete: [], protected: [] };
   for (const [path, file] of target) {
     if (!selected(path)) continue;

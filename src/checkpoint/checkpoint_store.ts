@@ -66,6 +66,12 @@ export interface DiffOptions {
   maxDiffLines?: number;
 }
 
+/** Options for {@linkcode CheckpointStore.restore}. */
+export interface RestoreOptions {
+  /** Paths (files) left as they are, even when they differ. @default none */
+  keep?: readonly string[];
+}
+
 /** What {@linkcode CheckpointStore.restore} did. */
 export interface RestoreResult {
   /** The checkpoint restored. */
@@ -125,6 +131,7 @@ export interface CheckpointStore {
    * written back, files created since are deleted. With `paths`, only those paths (files, or
    * directories and everything under them). Ignored paths are never touched, protected
    * in-workspace files (`.git/`, `.envrc`, editor settings, odek's project config) never written.
+   * `options.keep` names paths to leave as they are (e.g. files the operator changed and keeps).
    */
-  restore(id: string, paths?: readonly string[]): Promise<RestoreResult>;
+  restore(id: string, paths?: readonly string[], options?: RestoreOptions): Promise<RestoreResult>;
 }

@@ -17,6 +17,7 @@ import type {
   CheckpointStore,
   DiffOptions,
   FileChange,
+  RestoreOptions,
   RestoreResult,
   UnrecordedPath,
 } from "./checkpoint_store.ts";
@@ -212,11 +213,15 @@ export class GitCheckpointStore implements CheckpointStore, AsyncDisposable {
     });
   }
 
-  restore(id: string, paths?: readonly string[]): Promise<RestoreResult> {
+  restore(
+    id: string,
+    paths?: readonly string[],
+    options: RestoreOptions = {},
+  ): Promise<RestoreResult> {
     return this.#serial(async () => {
       const target = this.#load(id);
       const current = await this.#snapshot();
-      const plan = planRestore(target.files, current.files, paths);
+      const plan = planRestore(target.files, current.files, paths, options.keep);
       const applied = applyRestore(
         this.#workspace,
         plan,

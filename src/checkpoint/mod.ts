@@ -11,6 +11,7 @@ export type {
   CheckpointStore,
   DiffOptions,
   FileChange,
+  RestoreOptions,
   RestoreResult,
   UnrecordedPath,
 } from "./checkpoint_store.ts";

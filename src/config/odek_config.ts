@@ -126,6 +126,16 @@ export const ConfigLayerSchema = z.strictObject({
     /** Longest Retry-After honoured, in seconds; a longer one fails fast. */
     retryAfterCapSeconds: z.int().min(0).max(86_400).optional(),
   }).optional(),
+  checkpoints: z.strictObject({
+    /** Checkpoint the workspace's files before and after each step that can write it (undo, rewind). */
+    enabled: z.boolean().optional(),
+    /** Files (not ignored by .gitignore) a checkpoint records at most; more turns checkpoints off. */
+    maxFiles: z.int().min(1).max(10_000_000).optional(),
+    /** MiB of files a checkpoint records at most; more turns checkpoints off. */
+    maxMiB: z.int().min(1).max(1_048_576).optional(),
+    /** A larger file is not recorded (and cannot be restored), in MiB. */
+    maxFileMiB: z.int().min(1).max(1_048_576).optional(),
+  }).optional(),
   budgets: z.strictObject({
     /** Model turns per run before the run stops with exit code 4. */
     maxIterations: z.int().min(1).max(10_000).optional(),
@@ -196,6 +206,7 @@ export interface OdekConfig {
     compactionMaxTokens: number;
   };
   network: { allowDomains: string[] };
+  checkpoints: { enabled: boolean; maxFiles: number; maxMiB: number; maxFileMiB: number };
 }
 
 /** What the config may say about one model. */
@@ -248,4 +259,5 @@ export const DEFAULT_CONFIG: OdekConfig = {
   },
   toolOutput: { maxBytes: 16_384, headBytes: 12_288, tailBytes: 4_096 },
   network: { allowDomains: [] },
+  checkpoints: { enabled: true, maxFiles: 20_000, maxMiB: 512, maxFileMiB: 16 },
 };

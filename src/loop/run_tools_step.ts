@@ -9,6 +9,7 @@ import type { AssistantMessage, ToolCall, ToolMessage } from "../_util/chat_mess
 import { jsonDepth, MAX_ARGUMENT_DEPTH } from "../_util/json_depth.ts";
 import type { ToolResult } from "../broker/tool_broker.ts";
 import { fixedVerdict } from "../danger/fixed_verdict.ts";
+import { callCanWrite } from "./call_can_write.ts";
 import { gateToolCalls } from "./gate_tool_calls.ts";
 import { type PreparedCall, prepareToolCall } from "./prepare_tool_call.ts";
 import { runCoreTool } from "./run_core_tool.ts";
@@ -73,7 +74,13 @@ export async function runToolsStep(
       const call = calls[index];
       // One step per call: its result is recorded (journaled) as soon as it completes.
       results[index] = await context.steps.run<ToolMessage>({
-        info: { type: "tool_call", iteration, callId: call.id, name: call.function.name },
+        info: {
+          type: "tool_call",
+          iteration,
+          callId: call.id,
+          name: call.function.name,
+          writes: callCanWrite(gated[index]),
+        },
         execute: async () => ({
           role: "tool",
           tool_call_id: call.id,

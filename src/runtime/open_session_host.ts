@@ -15,7 +15,8 @@ import type { SandboxBroker } from "../broker/sandbox_broker.ts";
 import { type TrustLevel, TrustLevelSchema } from "../config/trust_level.ts";
 import type { Classifier } from "../danger/classifier.ts";
 import type { Clock } from "../llm/clock.ts";
-import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
+import type { GitCheckpointStore } from "../checkpoint/git_checkpoint_store.ts";
+import { initialMessages, instructionsIn } from "../loop/initial_messages.ts";
 import type { OpenSession } from "../session/session_store.ts";
 import { buildGate } from "./build_gate.ts";
 import { buildModel, type ModelFactory } from "./build_model.ts";
@@ -28,6 +29,9 @@ import {
 } from "./check_option.ts";
 import { buildBroker, resolveAddDirs, resolveWorkspace, type Settings } from "./compose.ts";
 import type { RuntimeEvent } from "./event_subscription.ts";
+import { HostCheckpoints } from "./host_checkpoints.ts";
+import { readInstructions } from "./read_instructions.ts";
+import { CHECKPOINTS_OFF, openCheckpointStore } from "./stored_sessions.ts";
 import { runtimeTools } from "./runtime_tools.ts";
 import { SessionHost } from "./session_host.ts";
 import {
@@ -166,6 +170,7 @@ export async function openSessionHost(
   let broker: SandboxBroker | undefined;
   let created: string | undefined;
   let disposeProviders: (() => Promise<void>) | undefined;
+  let checkpointStore: GitCheckpointStore | undefined;
   const closing = new AbortController();
   try {
     const meta = existing?.meta;
@@ -227,10 +232,19 @@ export async function openSessionHost(
         title: task,
       });
       created = session.meta.id;
+      const instructions = await readInstructions({
+        workspace,
+        odekHome: settings.paths.odekHome,
+        home: settings.paths.home,
+        protectedRoots: resolved.protectedRoots,
+      });
       const messages = initialMessages({
         task,
         ...(options.system !== undefined ? { system: options.system } : {}),
-        agentsMd: await readAgentsMd(workspace),
+        ...(instructions.operator !== undefined
+          ? { operatorInstructions: instructions.operator }
+          : {}),
+        projectInstructions: instructions.project,
         workspace,
         sandbox: settings.config.sandbox,
         addDirs: addDirs.granted,
@@ -248,6 +262,8 @@ export async function openSessionHost(
     disposeProviders = resolvedTools.dispose;
     const tools = runtimeTools(resolvedTools.providers);
     const current = session.meta;
+    checkpointStore = await openCheckpointStore(settings, workspace, current.id);
+    const store = checkpointStore;
     return new SessionHost({
       settings,
       session,
@@ -271,6 +287,9 @@ export async function openSessionHost(
         ...(workspace !== current.workspace ? { workspace } : {}),
       },
       resumed: existing !== null,
+      checkpoints: new HostCheckpoints(store, session, CHECKPOINTS_OFF),
+      ...(store ? { closeCheckpoints: () => store.close() } : {}),
+      instructions: instructionsIn(session.messages),
       warnings,
       forward: parts.forward,
       onClosed: parts.onClosed,
@@ -280,6 +299,7 @@ export async function openSessionHost(
     // and a session this open created but could not start (nothing ran in it).
     try {
       closing.abort();
+      await checkpointStore?.close().catch(() => {});
       await disposeProviders?.().catch(() => {});
       await broker?.close();
     } finally {

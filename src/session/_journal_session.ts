@@ -5,11 +5,12 @@
  * @module
  */
 import { type ChatMessage, ChatMessageSchema } from "../_util/chat_message.ts";
-import type { JournalRecord } from "./journal_record.ts";
+import type { JournalRecord, RewindRecord } from "./journal_record.ts";
 import type { ParsedJournal } from "./_parse_journal.ts";
 import { repairTranscript } from "./repair_transcript.ts";
 import type {
   OpenSession,
+  SessionCheckpoint,
   SessionCompaction,
   SessionMeta,
   SessionMetaPatch,
@@ -55,7 +56,12 @@ function redactRecord(
     case "meta_update":
       return { ...record, patch: redactPatch(record.patch, redact) };
     case "repair":
+    case "checkpoint":
       return record;
+    case "rewind":
+      return record.files
+        ? { ...record, files: { ...record.files, kept: record.files.kept.map(redact) } }
+        : record;
     case "compaction":
       return { ...record, digest: redact(record.digest) };
     default: {
@@ -70,7 +76,9 @@ function redactRecord(
  * and journal the synthetic results with a `repair` record. Closes the sink if that fails.
  */
 export async function startJournalSession(
-  parsed: Pick<ParsedJournal, "meta" | "messages" | "needsNewline" | "compaction">,
+  parsed: Pick<ParsedJournal, "meta" | "messages" | "needsNewline" | "compaction"> & {
+    checkpoints?: SessionCheckpoint[];
+  },
   sink: JournalSink,
   options: JournalOptions,
 ): Promise<OpenSession> {
@@ -90,6 +98,7 @@ export async function startJournalSession(
     }
     const session = new JournalSession(parsed.meta, messages, repairedToolCallIds, sink, options);
     session.compactionLoaded(parsed.compaction);
+    session.checkpointsLoaded(parsed.checkpoints ?? []);
     return session;
   } catch (error) {
     await sink.close();
@@ -99,7 +108,8 @@ export async function startJournalSession(
 
 /** An open session over a sink. */
 class JournalSession implements OpenSession {
-  readonly #messages: ChatMessage[];
+  #messages: ChatMessage[];
+  #checkpoints: SessionCheckpoint[] = [];
   readonly #repaired: readonly string[];
   readonly #sink: JournalSink;
   readonly #options: JournalOptions;
@@ -137,6 +147,49 @@ class JournalSession implements OpenSession {
 
   get compaction(): SessionCompaction | undefined {
     return this.#compaction && { ...this.#compaction };
+  }
+
+  get checkpoints(): readonly SessionCheckpoint[] {
+    return this.#checkpoints;
+  }
+
+  /** Set the checkpoints found on load (not written again). */
+  checkpointsLoaded(checkpoints: SessionCheckpoint[]): void {
+    this.#checkpoints = [...checkpoints];
+  }
+
+  recordCheckpoint(checkpoint: { id: string; phase: "before" | "after" }): Promise<void> {
+    const at = this.#options.now().toISOString();
+    const line = encodeRecord({ t: "checkpoint", at, ...checkpoint }, this.#options.redact);
+    return this.#enqueue(line, () => {
+      this.#checkpoints.push({ ...checkpoint, at, messageIndex: this.#messages.length });
+    });
+  }
+
+  recordRewind(rewind: RewindRecord): Promise<void> {
+    if (rewind.conversation) {
+      const keep = rewind.keep;
+      if (
+        keep === undefined || !Number.isInteger(keep) || keep < 0 || keep > this.#messages.length
+      ) {
+        return Promise.reject(
+          new RangeError(
+            `a conversation rewind keeps 0 to ${this.#messages.length} messages, got ${keep}`,
+          ),
+        );
+      }
+    }
+    const line = encodeRecord(
+      { t: "rewind", at: this.#options.now().toISOString(), ...rewind },
+      this.#options.redact,
+    );
+    return this.#enqueue(line, () => {
+      if (!rewind.conversation) return;
+      const keep = Math.min(rewind.keep!, this.#messages.length);
+      this.#messages = this.#messages.slice(0, keep);
+      this.#checkpoints = this.#checkpoints.filter((c) => c.messageIndex <= keep);
+      if (this.#compaction && this.#compaction.coveredUntil > keep) this.#compaction = undefined;
+    });
   }
 
   /** Set the digest found on load (not written again). */

@@ -19,6 +19,13 @@ export const JOURNAL_VERSION = 1;
  * - `compaction`: `{ t, at, digest, coveredUntil }`, the rolling compaction digest of the
  *   context manager (docs/context.md): the turn groups of the transcript that start before
  *   message index `coveredUntil` are summarised by `digest`. The last one wins on load.
+ * - `checkpoint`: `{ t, at, id, phase }`, a checkpoint of the workspace's files was taken
+ *   before or after a step that can write it (its id names a commit of the shadow repository);
+ * - `rewind`: `{ t, at, turn, conversation, keep?, files? }`, the operator went back to before
+ *   turn `turn`: with `conversation`, the transcript the next request sends keeps only its
+ *   first `keep` messages (nothing is deleted from the journal); with `files`, the workspace's
+ *   files were restored to checkpoint `files.to` after the files as they were were saved in
+ *   checkpoint `files.saved`.
  *
  * Times (`createdAt`, `at`) are ISO 8601 strings. Unknown extra fields are ignored.
  *
@@ -62,7 +69,31 @@ export const JournalRecordSchema = z.discriminatedUnion("t", [
     digest: z.string(),
     coveredUntil: z.int().min(0),
   }),
+  z.object({
+    t: z.literal("checkpoint"),
+    at: z.string(),
+    id: z.string().regex(/^[0-9a-f]{40}$/),
+    phase: z.enum(["before", "after"]),
+  }),
+  z.object({
+    t: z.literal("rewind"),
+    at: z.string(),
+    turn: z.int().min(1),
+    conversation: z.boolean(),
+    keep: z.int().min(0).optional(),
+    files: z.object({
+      to: z.string(),
+      saved: z.string().optional(),
+      written: z.int().min(0),
+      deleted: z.int().min(0),
+      /** Paths not restored: changed outside odek and kept, protected, or skipped. */
+      kept: z.array(z.string()),
+    }).optional(),
+  }),
 ]);
 
 /** One line of a session journal; see {@linkcode JournalRecordSchema}. */
 export type JournalRecord = z.infer<typeof JournalRecordSchema>;
+
+/** A `rewind` record's fields (without `t` and `at`). */
+export type RewindRecord = Omit<Extract<JournalRecord, { t: "rewind" }>, "t" | "at">;

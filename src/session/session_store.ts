@@ -6,6 +6,7 @@
  * @module
  */
 import type { ChatMessage } from "../_util/chat_message.ts";
+import type { RewindRecord } from "./journal_record.ts";
 
 /** What a session records about itself (never the API key). */
 export interface SessionMeta {
@@ -42,6 +43,38 @@ export interface SessionCompaction {
   digest: string;
   /** A transcript message index. */
   coveredUntil: number;
+}
+
+/** A checkpoint the journal records, where it stands in the transcript. */
+export interface SessionCheckpoint {
+  /** The checkpoint's id (a `CheckpointStore` id). */
+  id: string;
+  phase: "before" | "after";
+  /** ISO 8601 time it was recorded. */
+  at: string;
+  /** How many transcript messages there were when it was taken. */
+  messageIndex: number;
+}
+
+/** A rewind as `read()` returns it: the record, and how many messages were written before it. */
+export interface SessionRewind {
+  at: string;
+  /** Messages of `read().messages` written before the rewind. */
+  afterMessage: number;
+  record: RewindRecord;
+}
+
+/** A session as {@linkcode SessionStore.read} returns it. */
+export interface SessionRecords {
+  meta: SessionMeta;
+  /** Every message record in file order. */
+  messages: ChatMessage[];
+  /** Every rewind, in order. */
+  rewinds: SessionRewind[];
+  /** The transcript: `messages` less what rewinds took back (not repaired). */
+  transcript: ChatMessage[];
+  /** The transcript's checkpoints, oldest first. */
+  checkpoints: SessionCheckpoint[];
 }
 
 /** What {@linkcode SessionStore.create} needs. */
@@ -93,6 +126,20 @@ export interface OpenSession extends AsyncDisposable {
   readonly repairedToolCallIds: readonly string[];
   /** The newest compaction digest (loaded, or recorded since), if any. */
   readonly compaction: SessionCompaction | undefined;
+  /**
+   * The checkpoints of the transcript as it is (those of turns a rewind took back are left out),
+   * oldest first.
+   */
+  readonly checkpoints: readonly SessionCheckpoint[];
+  /** Record a checkpoint taken now (a `checkpoint` journal record, fsynced). */
+  recordCheckpoint(checkpoint: { id: string; phase: "before" | "after" }): Promise<void>;
+  /**
+   * Record a rewind (a `rewind` journal record, fsynced). With `conversation`, the transcript
+   * keeps its first `keep` messages from now on, and the checkpoints and compaction digest of the
+   * messages taken back are dropped; the journal keeps everything.
+   * @throws {RangeError} when `keep` is missing or larger than the transcript
+   */
+  recordRewind(rewind: RewindRecord): Promise<void>;
   /** Record a new compaction digest (a `compaction` journal record, redacted, fsynced). */
   recordCompaction(compaction: SessionCompaction): Promise<void>;
   /**
@@ -141,8 +188,12 @@ export interface SessionStore {
   create(init: CreateSessionInit): Promise<OpenSession>;
   /** Lock, load and repair a session for writing. */
   open(id: string): Promise<OpenSession>;
-  /** Load a session as written, without locking and without repairing (for show and export). */
-  read(id: string): Promise<{ meta: SessionMeta; messages: ChatMessage[] }>;
+  /**
+   * Load a session as written, without locking and without repairing (for show and export):
+   * every message in file order (those a rewind took back included), the rewinds, and the
+   * transcript as the next request would start from it with its checkpoints.
+   */
+  read(id: string): Promise<SessionRecords>;
   /** Every session, newest first by `updatedAt` (then by id, descending). */
   list(): Promise<SessionSummary[]>;
   /** The id of the newest session, if any. */

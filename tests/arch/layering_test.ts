@@ -15,6 +15,7 @@ const RANK: Record<string, number> = {
   broker: 3,
   llm: 3,
   session: 3,
+  checkpoint: 3,
   approval: 3,
   loop: 4,
   runtime: 5,
