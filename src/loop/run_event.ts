@@ -56,8 +56,15 @@ export interface RunEventData {
     name: string;
     duration_ms: number;
     result_bytes: number;
-    /** The start of the result (redacted): at most 12 lines and 1000 characters. */
+    /**
+     * The start of the result (redacted): at most 12 lines and 1000 characters, then
+     * `… N more lines` when it was cut.
+     */
     preview: string;
+    /** The end of the result: `… N more lines` when cut, then at most its last 12 lines. */
+    tail?: string;
+    /** Lines of the whole result. */
+    lines?: number;
   };
   tool_call_failed: {
     call_id: string;

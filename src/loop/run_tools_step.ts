@@ -16,6 +16,7 @@ import { runCoreTool } from "./run_core_tool.ts";
 import type { RunContext } from "./run_context.ts";
 import { toolResultContent } from "./tool_result_content.ts";
 import { providedRule } from "./tool_set.ts";
+import { previewHead, previewTail, resultLines } from "./result_preview.ts";
 
 /** Options for {@linkcode runToolsStep}. */
 export interface RunToolsStepOptions {
@@ -175,7 +176,9 @@ async function runOne(
       name,
       duration_ms: duration,
       result_bytes: new TextEncoder().encode(result.output).length,
-      preview: preview(written.text),
+      preview: previewHead(written.text),
+      tail: previewTail(written.text),
+      lines: resultLines(written.text).length,
     }, { tool: name });
   } else {
     context.emit("tool_call_failed", {
@@ -206,14 +209,6 @@ function ungated(prepared: PreparedCall): PreparedCall {
   return verdict.decision === "deny"
     ? { refusal: { ok: false, error: { kind: "denied", message: `Not run: ${verdict.reason}` } } }
     : { tool, invocation: { ...invocation, verdict } };
-}
-
-/** At most 12 lines and 1000 characters of `text`, with a note when cut. */
-function preview(text: string): string {
-  const lines = text.split("\n");
-  let head = lines.slice(0, 12).join("\n");
-  if (head.length > 1000) head = head.slice(0, 1000);
-  return head.length < text.length ? `${head.trimEnd()}\n…` : text;
 }
 
 function parseOrRaw(text: string): unknown {
