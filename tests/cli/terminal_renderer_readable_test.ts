@@ -176,7 +176,7 @@ Deno.test("TerminalRenderer shows a write's diff, a new file's first lines, and 
   assert.match(text, /^✓ write_file stats\.sh \(12 ms\)$/m);
   assert.match(
     text,
-    /± stats\.sh \+1 -1\n {2}│ @@ -3,3 \+3,3 @@\n {2}│  total=0\n {2}│ -echo \$\(\(1 \+ 1\)\)\n {2}│ \+echo \$\(\(1 \+ 2\)\)\n/,
+    /± stats\.sh \+1 -1\n {2}│ @@ -3,3 \+3,3 @@\n {2}│ {2}total=0\n {2}│ -echo \$\(\(1 \+ 1\)\)\n {2}│ \+echo \$\(\(1 \+ 2\)\)\n/,
   );
   assert.match(text, /± new\.txt \(added\) \+14\n {2}│ row 1\n/);
   assert.match(text, /│ row 10\n {2}│ … 4 more lines\n/);
