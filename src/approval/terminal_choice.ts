@@ -38,7 +38,7 @@ export async function askTerminalChoice<T extends string>(
   fallback: T,
   options: TerminalChoiceOptions = {},
 ): Promise<{ value: T; asked: boolean }> {
-  return await withTerminal(
+  return await withTerminal<{ value: T; asked: boolean }>(
     options.ttyPath ?? "/dev/tty",
     options.output ?? Deno.stderr,
     undefined,

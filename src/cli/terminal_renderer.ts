@@ -47,6 +47,8 @@ export class TerminalRenderer {
   readonly #calls = new Map<string, { name: string; label: string }>();
   /** Each writing step's changes arrive as `files_changed` (with a diff) when checkpoints are on. */
   #checkpoints = false;
+  /** The file lists shown for this run's steps (the run's summary does not repeat the only one). */
+  #stepLists: string[] = [];
   #textOpen = false;
   #timer: ReturnType<typeof setInterval> | undefined;
 
@@ -266,6 +268,7 @@ export class TerminalRenderer {
   #filesChanged(data: RunEventData["files_changed"]): void {
     const editors = data.call_ids.map((id) => this.#calls.get(id)?.name);
     const edit = editors.every((name) => name === "write_file" || name === "patch");
+    this.#stepLists.push(data.files.map((f) => `${f.change} ${f.path}`).join("\n"));
     if (!edit || data.files.length > 3) {
       const list = fileList(data.files, 12).map((line) => terminalSafe(line, true));
       this.#line(`${this.#paint("35", "±")} ${list.length === 1 ? list[0] : "files changed:"}`);
@@ -295,6 +298,10 @@ export class TerminalRenderer {
         n === 1 ? "" : "s"
       } changed (+${added} -${removed}) · undo with: odek undo`,
     );
+    const same = this.#stepLists.length === 1 &&
+      this.#stepLists[0] === data.files.map((f) => `${f.change} ${f.path}`).join("\n");
+    this.#stepLists = [];
+    if (same) return; // the one step's list above is this list
     this.#line(
       fileList(data.files).map((line) => `  ${terminalSafe(line, true)}`).join("\n"),
     );
