@@ -103,10 +103,13 @@ export function readObject(gitdir: string, oid: string, type: GitObjectType): Ui
 
 /** Encode a tree's entries (sorted as git sorts them: a directory as if its name ended in `/`). */
 export function encodeTree(entries: readonly GitTreeEntry[]): Uint8Array {
-  const key = (e: GitTreeEntry) => (e.mode === "40000" ? `${e.name}/` : e.name);
-  const sorted = [...entries].sort((a, b) => compareBytes(key(a), key(b)));
+  const keyed = entries.map((entry) => ({
+    entry,
+    key: encoder.encode(entry.mode === "40000" ? `${entry.name}/` : entry.name),
+  }));
+  keyed.sort((a, b) => compareBytes(a.key, b.key));
   const parts: Uint8Array[] = [];
-  for (const entry of sorted) {
+  for (const { entry } of keyed) {
     parts.push(encoder.encode(`${entry.mode} ${entry.name}\0`));
     parts.push(hexBytes(entry.oid));
   }
@@ -207,9 +210,7 @@ function hexBytes(hex: string): Uint8Array {
   return out;
 }
 
-function compareBytes(a: string, b: string): number {
-  const x = encoder.encode(a);
-  const y = encoder.encode(b);
+function compareBytes(x: Uint8Array, y: Uint8Array): number {
   for (let i = 0; i < Math.min(x.length, y.length); i++) {
     if (x[i] !== y[i]) return x[i] - y[i];
   }

@@ -50,8 +50,13 @@ export interface StatCacheEntry {
 /** Stat key → blob id, shared by the passes of one shadow repository. */
 export type StatCache = Map<string, StatCacheEntry>;
 
-/** Files changed less than this long before they were hashed are hashed again next time (ms). */
-const RACY_MS = 2000;
+/**
+ * Files changed less than this long before they were hashed are hashed again next time (ms): a
+ * change within the file system's timestamp granularity would keep the same stat facts. Where
+ * timestamps have a fraction of a second, 50 ms; where they are whole seconds (FAT, some network
+ * file systems), 2 s.
+ */
+const RACY_MS = { fine: 50, coarse: 2000 };
 
 /**
  * Walk and hash the workspace.
@@ -103,13 +108,16 @@ export async function snapshotWorkspace(
         : info.isFile
         ? "file"
         : "other";
-      const fingerprint = {
-        kind,
-        ...(kind === "file" ? { size: info.size } : {}),
-        mtimeMs: ms(info.mtime),
-      } as const;
+      const skip = (reason: UnrecordedPath["reason"]) =>
+        unrecorded({
+          path,
+          reason,
+          kind,
+          ...(kind === "file" ? { size: info.size } : {}),
+          mtimeMs: ms(info.mtime),
+        });
       if (isIgnored(rules, path, kind === "directory")) {
-        unrecorded({ path, reason: "ignored", ...fingerprint });
+        skip("ignored");
         continue;
       }
       if (kind === "directory") {
@@ -117,11 +125,11 @@ export async function snapshotWorkspace(
         continue;
       }
       if (kind === "other") {
-        unrecorded({ path, reason: "special", ...fingerprint });
+        skip("special");
         continue;
       }
       if (kind === "file" && info.size > limits.maxFileBytes) {
-        unrecorded({ path, reason: "too_large", ...fingerprint });
+        skip("too_large");
         continue;
       }
       const recorded = await record(workspace, gitdir, path, info, {
@@ -131,12 +139,13 @@ export async function snapshotWorkspace(
         maxBytes: limits.maxFileBytes,
       });
       if (recorded === undefined) {
-        unrecorded({ path, reason: "unreadable", ...fingerprint });
+        skip("unreadable");
         continue;
       }
       snapshot.files.set(path, recorded);
       snapshot.bytes += recorded.size;
-      const top = path.split("/")[0] + (path.includes("/") ? "/" : "");
+      const slash = path.indexOf("/");
+      const top = slash === -1 ? path : path.slice(0, slash + 1);
       const counts = tops.get(top) ?? { files: 0, bytes: 0 };
       counts.files++;
       counts.bytes += recorded.size;
@@ -183,7 +192,8 @@ async function record(
   if (!state.known.has(oid)) writeObject(gitdir, "blob", bytes);
   state.known.add(oid);
   const changed = Math.max(ms(info.mtime), ms(info.ctime));
-  if (state.now - changed > RACY_MS) state.cache.set(path, { key, oid });
+  const racy = ms(info.mtime) % 1000 === 0 ? RACY_MS.coarse : RACY_MS.fine;
+  if (state.now - changed > racy) state.cache.set(path, { key, oid });
   else state.cache.delete(path);
   return { mode, oid, size: bytes.length, perm };
 }

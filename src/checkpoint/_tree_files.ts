@@ -24,9 +24,12 @@ interface Dir {
   dirs: Map<string, Dir>;
 }
 
+/** Folder path → its entries as last written and the tree id they made (a folder unchanged is not encoded again). */
+export type TreeMemo = Map<string, { signature: string; oid: string }>;
+
 /**
  * Write the trees of `files` (paths relative, `/`-separated); objects already in `known` are not
- * looked up again.
+ * looked up again, and a folder whose entries are what `memo` holds for it keeps its tree id.
  *
  * @returns the root tree's id
  */
@@ -34,6 +37,7 @@ export function writeTreeFiles(
   gitdir: string,
   files: ReadonlyMap<string, TreeFile>,
   known: Set<string>,
+  memo: TreeMemo = new Map(),
 ): string {
   const root: Dir = { files: new Map(), dirs: new Map() };
   for (const [path, file] of files) {
@@ -46,16 +50,23 @@ export function writeTreeFiles(
     }
     dir.files.set(parts.at(-1)!, file);
   }
-  return write(root);
+  return write(root, "");
 
-  function write(dir: Dir): string {
+  function write(dir: Dir, path: string): string {
     const entries: GitTreeEntry[] = [];
-    for (const [name, sub] of dir.dirs) entries.push({ mode: "40000", name, oid: write(sub) });
+    for (const [name, sub] of dir.dirs) {
+      entries.push({ mode: "40000", name, oid: write(sub, path === "" ? name : `${path}/${name}`) });
+    }
     for (const [name, file] of dir.files) entries.push({ mode: file.mode, name, oid: file.oid });
+    let signature = "";
+    for (const e of entries) signature += `${e.mode} ${e.name}\0${e.oid}\n`;
+    const remembered = memo.get(path);
+    if (remembered?.signature === signature && known.has(remembered.oid)) return remembered.oid;
     const body = encodeTree(entries);
     const { oid } = hashObject("tree", body);
     if (!known.has(oid)) writeObject(gitdir, "tree", body);
     known.add(oid);
+    memo.set(path, { signature, oid });
     return oid;
   }
 }

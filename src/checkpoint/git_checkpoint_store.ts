@@ -34,7 +34,7 @@ import {
 import { applyRestore, planRestore } from "./_restore_files.ts";
 import { type Snapshot, type SnapshotFile, snapshotWorkspace } from "./_snapshot_workspace.ts";
 import { loadStatCache, saveStatCache } from "./_stat_cache_file.ts";
-import { readTreeFiles, writeTreeFiles } from "./_tree_files.ts";
+import { readTreeFiles, type TreeMemo, writeTreeFiles } from "./_tree_files.ts";
 
 /** The default caps: 20 000 files, 512 MiB, 16 MiB per file. */
 export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = {
@@ -113,6 +113,7 @@ export class GitCheckpointStore implements CheckpointStore, AsyncDisposable {
   readonly #now: () => Date;
   readonly #cache: ReturnType<typeof loadStatCache>;
   readonly #known = new Set<string>();
+  readonly #trees: TreeMemo = new Map();
   readonly #loaded = new Map<string, Loaded>();
   #queue: Promise<unknown> = Promise.resolve();
   #cacheSaved = false;
@@ -157,13 +158,16 @@ export class GitCheckpointStore implements CheckpointStore, AsyncDisposable {
   record(step: CheckpointStep): Promise<Checkpoint> {
     return this.#serial(async () => {
       const snapshot = await this.#snapshot();
-      const tree = writeTreeFiles(this.gitdir, snapshot.files, this.#known);
+      const head = this.head();
+      const last = head ? this.#loaded.get(head) : undefined;
+      // Nothing changed since the newest checkpoint (the usual case before a step): no trees to build.
+      if (head && last && sameFiles(last, snapshot)) return this.#commit(head).checkpoint;
+      const tree = writeTreeFiles(this.gitdir, snapshot.files, this.#known, this.#trees);
       const meta = writeObject(
         this.gitdir,
         "blob",
         new TextEncoder().encode(JSON.stringify(metaOf(snapshot))),
       );
-      const head = this.head();
       if (head) {
         const previous = this.#commit(head);
         if (previous.tree === tree && previous.facts.meta === meta) return previous.checkpoint;
@@ -315,6 +319,18 @@ export class GitCheckpointStore implements CheckpointStore, AsyncDisposable {
     // The newest few are kept in memory (a step diffs its before and after).
     while (this.#loaded.size > 4) this.#loaded.delete(this.#loaded.keys().next().value!);
   }
+}
+
+/** Whether a snapshot records exactly what a loaded checkpoint does (files, modes, ignored paths). */
+function sameFiles(loaded: Loaded, snapshot: Snapshot): boolean {
+  if (loaded.files.size !== snapshot.files.size) return false;
+  for (const [path, file] of snapshot.files) {
+    const then = loaded.files.get(path);
+    if (!then || then.oid !== file.oid || then.mode !== file.mode || then.perm !== file.perm) {
+      return false;
+    }
+  }
+  return JSON.stringify(loaded.unrecorded) === JSON.stringify(snapshot.unrecorded);
 }
 
 function checkpointOf(id: string, facts: CommitFacts): Checkpoint {
