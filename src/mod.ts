@@ -155,3 +155,25 @@ export {
   type ToolProviderHost,
   type ToolProviderSource,
 } from "./runtime/mod.ts";
+export type {
+  ConflictAnswer,
+  RewindOutcome,
+  RewindRequest,
+  Turn,
+  WorkspaceSessions,
+} from "./runtime/mod.ts";
+export {
+  type Checkpoint,
+  type CheckpointLimits,
+  type CheckpointStep,
+  type CheckpointStore,
+  type DiffOptions,
+  type FileChange,
+  GitCheckpointStore,
+  type GitCheckpointStoreOptions,
+  type RestoreOptions,
+  type RestoreResult,
+  type UnrecordedPath,
+} from "./checkpoint/mod.ts";
+export type { SessionCheckpoint, SessionRecords, SessionRewind } from "./session/session_store.ts";
+export type { RewindRecord } from "./session/journal_record.ts";

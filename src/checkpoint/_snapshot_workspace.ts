@@ -51,10 +51,11 @@ export interface StatCacheEntry {
 export type StatCache = Map<string, StatCacheEntry>;
 
 /**
- * Files changed less than this long before they were hashed are hashed again next time (ms): a
- * change within the file system's timestamp granularity would keep the same stat facts. Where
- * timestamps have a fraction of a second, 50 ms; where they are whole seconds (FAT, some network
- * file systems), 2 s.
+ * A file whose stat facts may not yet tell a later change apart is hashed again next time: a
+ * change within the timestamp granularity would keep them equal. Deno reports `ctime` in whole
+ * seconds (Deno 2.9), and some file systems (FAT, some network ones) `mtime` too, so a file
+ * changed (or `touch`ed back) within 2 s of being hashed is not trusted; where `mtime` has a
+ * fraction of a second, 50 ms suffice for it.
  */
 const RACY_MS = { fine: 50, coarse: 2000 };
 
@@ -191,9 +192,10 @@ async function record(
   const { oid } = hashObject("blob", bytes);
   if (!state.known.has(oid)) writeObject(gitdir, "blob", bytes);
   state.known.add(oid);
-  const changed = Math.max(ms(info.mtime), ms(info.ctime));
-  const racy = ms(info.mtime) % 1000 === 0 ? RACY_MS.coarse : RACY_MS.fine;
-  if (state.now - changed > racy) state.cache.set(path, { key, oid });
+  const mtime = ms(info.mtime);
+  const racy = state.now - ms(info.ctime) <= RACY_MS.coarse ||
+    state.now - mtime <= (mtime % 1000 === 0 ? RACY_MS.coarse : RACY_MS.fine);
+  if (!racy) state.cache.set(path, { key, oid });
   else state.cache.delete(path);
   return { mode, oid, size: bytes.length, perm };
 }

@@ -55,7 +55,11 @@ export function writeTreeFiles(
   function write(dir: Dir, path: string): string {
     const entries: GitTreeEntry[] = [];
     for (const [name, sub] of dir.dirs) {
-      entries.push({ mode: "40000", name, oid: write(sub, path === "" ? name : `${path}/${name}`) });
+      entries.push({
+        mode: "40000",
+        name,
+        oid: write(sub, path === "" ? name : `${path}/${name}`),
+      });
     }
     for (const [name, file] of dir.files) entries.push({ mode: file.mode, name, oid: file.oid });
     let signature = "";

@@ -24,6 +24,7 @@ export interface UnrecordedPath {
   path: string;
   /** `ignored` by `.gitignore`; `too_large` for the per-file cap; `special` (socket, device, FIFO); `unreadable` (refused by the open-then-verify check, or gone). */
   reason: "ignored" | "too_large" | "special" | "unreadable";
+  /** What it was. */
   kind: "file" | "directory" | "symlink" | "other";
   /** Bytes (files). */
   size?: number;
@@ -37,20 +38,27 @@ export interface Checkpoint {
   id: string;
   /** ISO 8601 time it was taken. */
   at: string;
+  /** Before or after its step. */
   phase: CheckpointStep["phase"];
+  /** What it was taken for. */
   label: string;
+  /** The tool calls of its step. */
   callIds: readonly string[];
-  /** Paths recorded, and their bytes. */
+  /** Paths recorded. */
   files: number;
+  /** Bytes of the paths recorded. */
   bytes: number;
 }
 
 /** How one path differs between two checkpoints (or a checkpoint and the workspace now). */
 export interface FileChange {
+  /** Relative to the workspace, `/`-separated. */
   path: string;
+  /** Whether the path was added, modified (content, mode) or deleted. */
   change: "added" | "modified" | "deleted";
-  /** Lines added and removed (0 and 0 for a binary file, or one too large to count). */
+  /** Lines added (0 for a binary file, or one too large to count). */
   added: number;
+  /** Lines removed (likewise). */
   removed: number;
   /** Not text (a NUL byte or invalid UTF-8 in its first 8 KiB), or over 1 MiB: not counted. */
   binary: boolean;

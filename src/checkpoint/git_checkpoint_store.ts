@@ -51,9 +51,9 @@ export interface GitCheckpointStoreOptions {
   workspace: string;
   /** The session whose checkpoints these are (its ref). */
   sessionId: string;
-  /** @default {@linkcode DEFAULT_CHECKPOINT_LIMITS} */
+  /** The size caps. @default {@linkcode DEFAULT_CHECKPOINT_LIMITS} */
   limits?: CheckpointLimits;
-  /** @default `() => new Date()` */
+  /** The clock of checkpoint times. @default `() => new Date()` */
   now?: () => Date;
 }
 
@@ -246,6 +246,7 @@ export class GitCheckpointStore implements CheckpointStore, AsyncDisposable {
     return this.#serial(() => Promise.resolve(this.#saveCache()));
   }
 
+  /** {@linkcode GitCheckpointStore.close}, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

@@ -49,6 +49,7 @@ export interface RewindRequest {
 
 /** What a rewind did. */
 export interface RewindOutcome {
+  /** The turn gone back to before. */
   turn: Turn;
   /** Set when the conversation went back: messages kept and messages left out. */
   conversation?: { kept: number; removed: number };

@@ -95,5 +95,29 @@ export const JournalRecordSchema = z.discriminatedUnion("t", [
 /** One line of a session journal; see {@linkcode JournalRecordSchema}. */
 export type JournalRecord = z.infer<typeof JournalRecordSchema>;
 
-/** A `rewind` record's fields (without `t` and `at`). */
-export type RewindRecord = Omit<Extract<JournalRecord, { t: "rewind" }>, "t" | "at">;
+/** A `rewind` record's fields (without `t` and `at`); see {@linkcode JournalRecordSchema}. */
+export interface RewindRecord {
+  /** The turn gone back to before (1-based). */
+  turn: number;
+  /** Whether the conversation went back. */
+  conversation: boolean;
+  /** With `conversation`: the transcript messages kept. */
+  keep?: number;
+  /** When files were restored. */
+  files?: {
+    /** The checkpoint restored. */
+    to: string;
+    /** The checkpoint of the files as they were just before. */
+    saved?: string;
+    /** Paths written back. */
+    written: number;
+    /** Paths deleted. */
+    deleted: number;
+    /** Paths not restored: changed outside odek and kept, protected, or skipped. */
+    kept: string[];
+  };
+}
+
+// The schema and the interface describe the same record.
+const _sameRewind: RewindRecord = {} as Omit<Extract<JournalRecord, { t: "rewind" }>, "t" | "at">;
+void _sameRewind;

@@ -49,6 +49,7 @@ export interface SessionCompaction {
 export interface SessionCheckpoint {
   /** The checkpoint's id (a `CheckpointStore` id). */
   id: string;
+  /** Taken before or after a step. */
   phase: "before" | "after";
   /** ISO 8601 time it was recorded. */
   at: string;
@@ -58,14 +59,17 @@ export interface SessionCheckpoint {
 
 /** A rewind as `read()` returns it: the record, and how many messages were written before it. */
 export interface SessionRewind {
+  /** ISO 8601 time of the rewind. */
   at: string;
   /** Messages of `read().messages` written before the rewind. */
   afterMessage: number;
+  /** What the rewind did. */
   record: RewindRecord;
 }
 
 /** A session as {@linkcode SessionStore.read} returns it. */
 export interface SessionRecords {
+  /** The meta record with every patch applied. */
   meta: SessionMeta;
   /** Every message record in file order. */
   messages: ChatMessage[];
