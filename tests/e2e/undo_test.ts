@@ -132,3 +132,45 @@ sandboxTest(
     assert.match(show.stdout, /clean everything up/, "the journal keeps the undone turn");
   },
 );
+
+Deno.test("odek rewind lists the turns and goes back to any of them: files only, then conversation only", async () => {
+  await using fx = await odekFixture();
+  const ws = fx.workspace;
+  const turn = (n: number) => ({
+    toolCalls: [{
+      id: `w${n}`,
+      name: "write_file",
+      arguments: { path: "a.txt", content: `${n}\n` },
+    }],
+  });
+  await using server = await startFakeOpenAIServer({
+    turns: [turn(1), { text: "one" }, turn(2), { text: "two" }, turn(3), { text: "three" }],
+  });
+  const url = ["--base-url", server.url];
+  assert.equal((await fx.run(["run", "--session", "three", ...url, "turn one"])).code, 0);
+  assert.equal((await fx.run(["continue", "three", "turn two", ...url])).code, 0);
+  assert.equal((await fx.run(["continue", "three", "turn three", ...url])).code, 0);
+  const list = await fx.run(["rewind"]);
+  assert.equal(list.code, 0, list.stderr);
+  assert.match(list.stdout, /Turns of session three/);
+  assert.match(list.stdout, /^ {4}1 {2}files: checkpoint [0-9a-f]{10}\s+turn one$/m);
+  assert.match(list.stdout, /^ {4}3 {2}files: checkpoint [0-9a-f]{10}\s+turn three$/m);
+  const files = await fx.run(["rewind", "--to", "2", "--files"]);
+  assert.equal(files.code, 0, files.stderr);
+  assert.match(files.stderr, /rewound to before turn 2 of session three: "turn two"/);
+  assert.doesNotMatch(files.stderr, /conversation:/);
+  assert.equal(await Deno.readTextFile(join(ws, "a.txt")), "1\n");
+  const talk = await fx.run(["rewind", "three", "--to", "2", "--conversation", "--json"]);
+  assert.equal(talk.code, 0, talk.stderr);
+  const outcome = JSON.parse(talk.stdout);
+  assert.equal(outcome.files, undefined);
+  assert.deepEqual(outcome.conversation.kept > 0, true);
+  assert.equal(await Deno.readTextFile(join(ws, "a.txt")), "1\n");
+  const after = await fx.run(["rewind", "--json"]);
+  assert.deepEqual(JSON.parse(after.stdout).turns.map((t: { text: string }) => t.text), [
+    "turn one",
+  ]);
+  const usage = await fx.run(["rewind", "--to", "9"]);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /has turns 1 to 1, not 9/);
+});

@@ -226,3 +226,37 @@ Deno.test("odek's runtime rewinds a session no host has open, and lists its turn
   const { here, elsewhere } = await f.runtime.sessionsOf(workspace);
   assert.deepEqual([here.map((s) => s.id), elsewhere.length], [[host.sessionId], 0]);
 });
+
+Deno.test("a step a crash stopped between its checkpoints counts as odek's: a rewind takes it back without asking", async () => {
+  await using f = await runtimeFixture({
+    scripts: [[write("w1", "a.txt", "turn one\n"), { text: "done" }]],
+  });
+  const workspace = await f.workspace("ws");
+  const host = await f.runtime.openSession({ task: "write a.txt" }, { workspace });
+  await (await host.startRun()).result;
+  await host.close();
+  // What a crash leaves: a "before" checkpoint journaled, the step's write, no "after".
+  {
+    await using session = await f.runtime.sessions.open(host.sessionId);
+    await session.append({ role: "user", content: "now break it" });
+    const { GitCheckpointStore } = await import("../../src/checkpoint/git_checkpoint_store.ts");
+    await using store = await GitCheckpointStore.open({
+      dir: join(f.odekHome, "checkpoints"),
+      workspace,
+      sessionId: host.sessionId,
+    });
+    const before = await store.record({ phase: "before", label: "before shell (c9)" });
+    await session.recordCheckpoint({ id: before.id, phase: "before" });
+    await Deno.writeTextFile(join(workspace, "a.txt"), "half-done by a killed step\n");
+  }
+  let asked = false;
+  const outcome = await f.runtime.rewind(host.sessionId, {
+    onConflict: () => {
+      asked = true;
+      return Promise.resolve("cancel");
+    },
+  });
+  assert.equal(asked, false);
+  assert.equal(outcome.turn.text, "now break it");
+  assert.equal(await Deno.readTextFile(join(workspace, "a.txt")), "turn one\n");
+});
