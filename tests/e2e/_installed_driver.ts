@@ -53,6 +53,16 @@ const run = await new Deno.Command(launcher, {
 }).output();
 const lastRequest = JSON.stringify(server.requests.at(-1)?.body.messages ?? []);
 
+const doctor = await new Deno.Command(launcher, {
+  args: ["doctor", "--json"],
+  env,
+  clearEnv: true,
+  cwd: workspace,
+  stdout: "piped",
+  stderr: "piped",
+}).output();
+const report = JSON.parse(decode(doctor.stdout) || "{}");
+
 const marker = uniqueSleep();
 await using second = await startFakeOpenAIServer({
   turns: [
@@ -82,6 +92,7 @@ console.log(JSON.stringify({
   requests: server.requests.length,
   sawShellAndRead: lastRequest.includes("made-by-shell") && lastRequest.includes("r1"),
   fileMade: await Deno.readTextFile(join(workspace, "out.txt")).catch(() => null),
+  doctor: { launcher: report.launcher?.path ?? null, binary: report.launcher?.binary ?? null },
   term: {
     appeared,
     code: stopped.code,

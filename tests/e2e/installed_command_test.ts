@@ -114,6 +114,7 @@ Deno.test({
       assert.doesNotMatch(`${seen.run.stdout}${seen.run.stderr}`, /Download/);
       assert.match(seen.run.stderr, /✓ shell echo made-by-shell > out\.txt/);
       assert.match(seen.run.stderr, /✓ read_file out\.txt/);
+      assert.deepEqual(seen.doctor, { launcher, binary: deno });
       assert.equal(seen.term.appeared, true, seen.term.stderr);
       assert.equal(seen.term.code, 143, seen.term.stderr);
       assert.match(seen.term.stderr, /SIGTERM received: stopping tools and saving the session/);
@@ -123,4 +124,44 @@ Deno.test({
       await Deno.remove(root, { recursive: true });
     }
   },
+});
+
+Deno.test("launcherScript() quotes every path for the shell and passes the arguments on as they are", async () => {
+  const { launcherScript } = await import("../../scripts/install.ts");
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "odek-launcher-" }));
+  try {
+    // A stand-in for deno that prints its arguments, one per line; paths with a quote and spaces.
+    const fake = join(dir, "it's deno");
+    await Deno.writeTextFile(fake, '#!/bin/sh\nfor a in "$@"; do echo "[$a]"; done\n', {
+      mode: 0o755,
+    });
+    await Deno.chmod(fake, 0o755);
+    const root = join(dir, "odek's checkout");
+    await Deno.mkdir(root);
+    await Deno.copyFile(join(ROOT, "deno.json"), join(root, "deno.json"));
+    const launcher = join(dir, "odek");
+    await Deno.writeTextFile(launcher, launcherScript(root, launcher, fake), { mode: 0o755 });
+    await Deno.chmod(launcher, 0o755);
+    const out = await new Deno.Command(launcher, {
+      args: ["run", "two words", "$HOME", "it's"],
+      stdout: "piped",
+    }).output();
+    const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
+    assert.deepEqual(lines.slice(0, 4), [
+      "[run]",
+      "[--config]",
+      `[${root}/deno.json]`,
+      "[--cached-only]",
+    ]);
+    assert.deepEqual(lines.slice(-5), [
+      `[${root}/main.ts]`,
+      "[run]",
+      "[two words]",
+      "[$HOME]",
+      "[it's]",
+    ]);
+    assert.ok(lines.includes("[--allow-sys=uid,gid,networkInterfaces]"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
