@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { ChatMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { CheckpointStore, FileChange } from "../checkpoint/checkpoint_store.ts";
 import type { FileChangeData, RunEventData } from "../loop/run_event.ts";
@@ -87,10 +88,11 @@ export class HostCheckpoints {
         return undefined;
       }
       const previous = this.#session.checkpoints.at(-1);
-      // An unchanged "after" adds nothing; every "before" is kept (it marks where a turn began).
-      if (phase === "before" || previous?.id !== id) {
-        await this.#session.recordCheckpoint({ id, phase });
-      }
+      // An unchanged checkpoint adds nothing, except a turn's first "before": it marks where the
+      // turn's files stood (a rewind to the turn restores them).
+      const turnStart = lastTurnIndex(this.#session.messages);
+      const known = previous?.id === id && previous.messageIndex > turnStart;
+      if (!known) await this.#session.recordCheckpoint({ id, phase });
       return id;
     };
     const runner: StepRunner = {
@@ -160,6 +162,15 @@ export class HostCheckpoints {
       files: files.slice(0, MAX_FILES_SHOWN).map(data),
     });
   }
+}
+
+/** Index of the transcript's last operator message (`[odek]` notes are not turns), or -1. */
+function lastTurnIndex(messages: readonly ChatMessage[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role === "user" && !m.content.startsWith("[odek]")) return i;
+  }
+  return -1;
 }
 
 function data(file: FileChange): FileChangeData {
