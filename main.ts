@@ -27,9 +27,19 @@ if (import.meta.main) {
     );
     Deno.exit(0);
   }
-  const [{ main }, { processCliIO }] = await Promise.all([
-    import(CLI_MAIN),
-    import(CLI_IO),
-  ]);
+  let modules;
+  try {
+    modules = await Promise.all([import(CLI_MAIN), import(CLI_IO)]);
+  } catch (error) {
+    // An installed odek runs with --cached-only: a lock file changed since the install (a git
+    // pull) leaves packages it cannot fetch. Say what to do rather than print a stack.
+    console.error(
+      `odek: cannot load odek's modules from ${installDir}: ${
+        (error as Error).message.split("\n")[0]
+      }\nodek: if the checkout changed since odek was installed, run deno task install there again (or deno task setup).`,
+    );
+    Deno.exit(1);
+  }
+  const [{ main }, { processCliIO }] = modules;
   Deno.exit(await main(args, processCliIO(installDir)));
 }

@@ -5,7 +5,8 @@
  * - spawn → first model request against the fake server;
  * - the median gap between model requests in a 30-step run of `echo` shell calls against the fake
  *   server with zero latency, with the sandbox on (target ≤ 15 ms per step) and, for comparison,
- *   with `sandbox: none`;
+ *   with `sandbox: none`, and with `sandbox: none` and checkpoints off (what a step's two
+ *   checkpoints of an empty workspace cost);
  * - per-call overhead of `read_file` (reused child, new scope) and of `shell` in a fresh sandbox
  *   (`bench/sandbox_bench.ts`).
  *
@@ -57,6 +58,7 @@ async function coldStart(): Promise<number[]> {
 
 async function stepRun(
   sandbox: "bwrap" | "none",
+  checkpoints = true,
 ): Promise<{ firstRequestMs: number; gaps: number[]; exit: number }> {
   const turns: ScriptedTurn[] = Array.from({ length: STEPS }, (_, i) => ({
     toolCalls: [{ id: `s${i}`, name: "shell", arguments: { command: `echo step ${i}` } }],
@@ -72,6 +74,7 @@ async function stepRun(
       HOME: Deno.env.get("HOME") ?? "/root",
       ODEK_HOME: home,
       ODEK_SANDBOX: sandbox,
+      ODEK_CHECKPOINTS: String(checkpoints),
       NO_COLOR: "1",
     };
     const t0 = performance.now();
@@ -140,6 +143,16 @@ for (const sandbox of ["bwrap", "none"] as const) {
     }  [min ${fmt(Math.min(...run.gaps))}, max ${fmt(Math.max(...run.gaps))}]${
       sandbox === "bwrap" ? `  ${verdict(perStep, 15)}` : ""
     }`,
+  );
+}
+{
+  // What checkpoints add to a shell step (every one can write the workspace): the same run with
+  // them off.
+  const run = await stepRun("none", false);
+  console.log(
+    `per step, median gap over ${run.gaps.length} gaps (sandbox none, checkpoints off): ${
+      fmt(median(run.gaps))
+    }  [min ${fmt(Math.min(...run.gaps))}, max ${fmt(Math.max(...run.gaps))}]`,
   );
 }
 await sandboxBench();

@@ -139,3 +139,17 @@ export {
   type NonInteractiveApproverOptions,
 } from "./approval/non_interactive_approver.ts";
 export { type Clarifier, type ClarifyAnswer, NoOperatorClarifier } from "./approval/clarifier.ts";
+
+// Undo and rewind: checkpoints of the workspace around each writing step.
+export type {
+  ConflictAnswer,
+  RewindOutcome,
+  RewindRequest,
+  Turn,
+  WorkspaceSessions,
+} from "./runtime/mod.ts";
+export {
+  type CheckpointStore,
+  GitCheckpointStore,
+  type GitCheckpointStoreOptions,
+} from "./checkpoint/mod.ts";

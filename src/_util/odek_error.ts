@@ -40,7 +40,11 @@ export type OdekErrorCode =
   | "INTERRUPTED"
   | "TOOL_CHILD_FAILED"
   /** A path odek checked was renamed or replaced before it was used (a race; nothing was run). */
-  | "PATH_CHANGED";
+  | "PATH_CHANGED"
+  /** No checkpoint to restore: unknown id, checkpoints off, or a workspace over the size caps. */
+  | "CHECKPOINT_UNAVAILABLE"
+  /** A restore would overwrite files changed outside odek, and the operator did not agree. */
+  | "RESTORE_CONFLICT";
 
 /**
  * A runtime fault for the operator, with a stable `code` and an optional `cause`.

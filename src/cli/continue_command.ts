@@ -11,13 +11,14 @@ import { executeRun } from "./execute_run.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
 import { parseRunFlags, type RunFlags } from "./parse_run_flags.ts";
+import { elsewhereNote, newestSessionHere } from "./pick_session.ts";
 import { openEventsSink } from "./run_command.ts";
 import { terminalOperator } from "./terminal_operator.ts";
 
 /**
  * Run `odek continue` with its arguments. With two positionals they are the session and the
  * message; with one, it is the session when a session has that id, else the message for the
- * newest session.
+ * newest session of the current workspace (`--workspace`, else the caller's directory).
  *
  * @returns the exit code
  * @throws {OdekError} `USAGE`, `SESSION_NOT_FOUND`, `SESSION_LOCKED`, and the composition errors.
@@ -48,13 +49,8 @@ export async function continueCommand(args: string[], io: CliIO): Promise<number
     }
     [id, message] = [undefined, id];
   }
-  id ??= await runtime.sessions.latest();
-  if (!id) {
-    throw new OdekError(
-      "SESSION_NOT_FOUND",
-      'There is no session to continue: start one with odek run "<task>".',
-    );
-  }
+  // Without an id: the newest session of this workspace, never another project's.
+  id ??= await newestSessionHere(runtime, flags.workspace ?? io.callerDir, "continue");
   return await continueSession(io, runtime, flags, id, message);
 }
 
@@ -79,6 +75,9 @@ export async function continueSession(
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
     ...(await terminalOperator(flags.yes)),
   });
+  // Said first: a session that works in another directory must never edit it unannounced.
+  const note = await elsewhereNote(host.workspace, io.callerDir, id);
+  if (note) io.stderr.write(`${note}\n`);
   // An existing session is not written to before its run starts: the sink can come second.
   await using events = await openEventsSink(runtime, flags, io);
   return await executeRun({

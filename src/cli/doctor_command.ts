@@ -92,6 +92,15 @@ export function renderDoctorReport(report: DoctorReport): string {
   );
   row("ODEK_HOME", report.odek.odekHome);
   row("install directory", report.installDir);
+  row(
+    "launcher",
+    report.launcher.path ??
+      "none: started with deno run or deno task (install one: deno task install)",
+  );
+  row(
+    "binary",
+    `${report.launcher.binary}${report.launcher.warning ? ` (${report.launcher.warning})` : ""}`,
+  );
   lines.push("deno");
   row("core", `${report.deno.core.version} (${report.deno.core.path})`);
   const c = report.deno.children;

@@ -40,6 +40,15 @@ export interface DoctorReport {
   problems: string[];
   odek: { version: string; configFile: string; configFileExists: boolean; odekHome: string };
   installDir: string;
+  /** How odek was started: the installed launcher (`deno task install`), if any, and the binary. */
+  launcher: {
+    /** The launcher that exec'd this odek (`ODEK_LAUNCHER`), or `null` (deno run / deno task). */
+    path: string | null;
+    /** The deno binary running odek. */
+    binary: string;
+    /** Set when the binary would not last (inside npm's npx cache, which npm prunes). */
+    warning?: string;
+  };
   deno: {
     /** The deno running odek. */
     core: { version: string; path: string };
@@ -176,6 +185,7 @@ export async function doctorReport(
         odekHome: paths.odekHome,
       },
       installDir: paths.installDir,
+      launcher: launcherFacts(runtime.env.ODEK_LAUNCHER),
       deno: {
         core: { version: Deno.version.deno, path: Deno.execPath() },
         children: {
@@ -350,4 +360,20 @@ function findDocker(path: string | undefined): string | null {
     }
   }
   return null;
+}
+
+/** The launcher and binary facts (`ODEK_LAUNCHER` is set by the installed launcher). */
+function launcherFacts(launcher: string | undefined): DoctorReport["launcher"] {
+  const binary = Deno.execPath();
+  const path = launcher && launcher.startsWith("/") ? launcher : null;
+  return {
+    path,
+    binary,
+    ...(/\/_npx\//.test(binary)
+      ? {
+        warning:
+          "this deno is inside npm's npx cache, which npm prunes: install the odek command with deno task install",
+      }
+      : {}),
+  };
 }

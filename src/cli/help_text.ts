@@ -6,14 +6,26 @@
 
 /** Help per command (`main` for `odek --help`). */
 export const HELP_TEXT: Record<
-  "main" | "run" | "continue" | "sessions" | "models" | "classify" | "doctor" | "init" | "config",
+  | "main"
+  | "run"
+  | "continue"
+  | "undo"
+  | "rewind"
+  | "sessions"
+  | "models"
+  | "classify"
+  | "doctor"
+  | "init"
+  | "config",
   string
 > = {
   main: `odek — an autonomous agent runtime whose tools run in permission-scoped sandboxes
 
 Usage:
   odek run [flags] "<task>"          run a task (task from "-" or piped stdin too)
-  odek continue [session] ["msg"]    resume the newest or the named session
+  odek continue [session] ["msg"]    resume this workspace's newest session, or the named one
+  odek undo [session]                undo the last turn: its file changes and its messages
+  odek rewind [session] [--to <n>]   list the turns, or go back to before turn n
   odek sessions list|show|export|delete
   odek models                        list the models the provider offers
   odek classify "<command>"          show how a shell command is classified, and the decision
@@ -69,8 +81,9 @@ Exit codes: 0 ok, 1 error, 2 usage, 4 budget exhausted, 5 stalled (the same tool
 and over after a hint), 130 interrupted, 143 terminated.`,
   continue: `Usage: odek continue [session] ["message"] [flags]
 
-Resumes the newest session, or the named one, with the workspace, model and base URL it
-recorded (flags override). Tool calls a crash left without a result are marked interrupted
+Resumes the newest session of the current workspace (--workspace, else the current directory),
+or the named one, with the workspace, model and base URL it recorded (flags override); a
+session that works in another directory says so first. Tool calls a crash left without a result are marked interrupted
 and not re-run. With a message, it is added as the next user turn.
 
 Flags:
@@ -84,6 +97,32 @@ A run stopped by its iteration budget continues without a message. Token, cost a
 budgets count what the session spent before (it says how much is left). Calls that were waiting
 for approval when the run stopped are asked again (on a terminal or with --yes), else answered
 as not started; a message answers them as not started.`,
+  undo: `Usage: odek undo [session] [flags]
+
+Takes back the last turn of the session (default: the newest session of the current workspace):
+its files go back to the checkpoint taken before the turn changed any, and the next request
+leaves the turn's messages out (the journal keeps them). Files changed outside odek since its
+last checkpoint are listed and never overwritten without your answer. .gitignore'd paths are
+never touched (and listed when they changed); the files as they were are saved in a checkpoint.
+
+Flags:
+  --files            restore only the files (the conversation stays)
+  --conversation     take back only the conversation (the files stay)
+  --keep-changed     keep files changed outside odek, restore the rest (no question)
+  --overwrite        overwrite files changed outside odek too (no question)
+  --workspace <dir>  pick the session of this workspace (default: the current directory)
+  --json             print what was done as JSON
+  -h, --help         show this help`,
+  rewind: `Usage: odek rewind [session] [--to <turn>] [flags]
+
+Without --to: lists the session's turns (default: the newest session of the current
+workspace). With --to <turn>: goes back to before that turn, like odek undo (which is
+odek rewind --to <last turn>): files, conversation, or both.
+
+Flags:
+  --to <turn>        the turn to go back to before (see the list)
+  --files  --conversation  --keep-changed  --overwrite  --workspace <dir>  --json  -h, --help
+                     as for odek undo`,
   sessions: `Usage: odek sessions <list|show|export|delete> [id]
 
   list                 sessions, newest first

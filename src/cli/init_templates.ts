@@ -31,6 +31,7 @@ export const KEY_DESCRIPTIONS: Readonly<Record<string, string>> = {
   toolOutput: "How much of each tool result reaches the model, in bytes.",
   network:
     "Approved network may reach only these domains (empty: any); host ports programs may reach.",
+  checkpoints: "Checkpoints of the workspace around each writing step (odek undo, odek rewind).",
   deny: "Deny rules: no approval, not even --yes, runs what they name.",
   contextFiles: "Files read into a new session's first messages, besides AGENTS.md.",
 };

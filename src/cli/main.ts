@@ -42,6 +42,11 @@ export async function main(args: string[], io: CliIO): Promise<number> {
         const { continueCommand } = await import("./continue_command.ts");
         return await continueCommand(rest, io);
       }
+      case "undo":
+      case "rewind": {
+        const { rewindCommand } = await import("./rewind_command.ts");
+        return await rewindCommand(command, rest, io);
+      }
       case "sessions": {
         const { sessionsCommand } = await import("./sessions_command.ts");
         return await sessionsCommand(rest, io);

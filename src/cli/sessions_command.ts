@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import type { ChatMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
+import type { SessionRewind } from "../session/session_store.ts";
 import { flagError } from "./flag_error.ts";
 import type { CliIO } from "./cli_io.ts";
 import { cliRuntime } from "./cli_runtime.ts";
@@ -75,20 +76,29 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
         io.stdout.write('No sessions yet. Start one with: odek run "<task>"\n');
         return EXIT.ok;
       }
-      const { meta, messages } = await store.read(target);
+      const { meta, messages, rewinds } = await store.read(target);
       io.stdout.write(
         `session ${meta.id} · created ${meta.createdAt} · model ${meta.model} · ${meta.baseUrl}\nworkspace ${meta.workspace}\n\n`,
       );
       // Session text came from the model and from tools: print it neutralised.
-      for (const message of messages) {
+      let next = 0;
+      const showRewinds = (until: number) => {
+        while (next < rewinds.length && rewinds[next].afterMessage <= until) {
+          io.stdout.write(`${terminalSafe(renderRewind(rewinds[next]))}\n\n`);
+          next++;
+        }
+      };
+      messages.forEach((message, index) => {
+        showRewinds(index);
         io.stdout.write(`${terminalSafe(renderMessage(message))}\n\n`);
-      }
+      });
+      showRewinds(Infinity);
       return EXIT.ok;
     }
     case "export": {
-      const { meta, messages } = await store.read(needId());
+      const { meta, messages, rewinds } = await store.read(needId());
       io.stdout.write(
-        `${terminalSafeJson({ schema: "odek.session-export/v1", meta, messages }, 2)}\n`,
+        `${terminalSafeJson({ schema: "odek.session-export/v1", meta, messages, rewinds }, 2)}\n`,
       );
       return EXIT.ok;
     }
@@ -102,6 +112,26 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
         `Unknown sessions action "${action}": use list, show, export or delete.`,
       );
   }
+}
+
+/** A rewind record as `show` prints it, where it happened in the journal. */
+function renderRewind(rewind: SessionRewind): string {
+  const { record } = rewind;
+  const parts = [`── rewind (${rewind.at}) ── back to before turn ${record.turn}`];
+  if (record.conversation) {
+    parts.push(
+      `conversation: later requests keep the first ${record.keep} message(s); those after them stay in this journal (shown above)`,
+    );
+  }
+  if (record.files) {
+    const { to, saved, written, deleted, kept } = record.files;
+    parts.push(
+      `files: restored to checkpoint ${to.slice(0, 10)} (${written} written, ${deleted} deleted)${
+        saved ? `; the files as they were are in checkpoint ${saved.slice(0, 10)}` : ""
+      }${kept.length > 0 ? `; not restored: ${kept.join(", ")}` : ""}`,
+    );
+  }
+  return parts.join("\n");
 }
 
 function renderMessage(message: ChatMessage): string {

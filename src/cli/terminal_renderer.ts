@@ -5,8 +5,17 @@
  *
  * @module
  */
-import type { RunEvent } from "../loop/run_event.ts";
+import type { RunEvent, RunEventData } from "../loop/run_event.ts";
+import {
+  completedBody,
+  counts,
+  describeTarget,
+  failedBody,
+  fileBody,
+  fileList,
+} from "./_tool_lines.ts";
 import { terminalSafe } from "./terminal_safe.ts";
+import { ODEK_VERSION } from "./version.ts";
 
 /** Where and how to render. */
 export interface TerminalRendererOptions {
@@ -34,6 +43,12 @@ export interface TerminalRendererOptions {
 export class TerminalRenderer {
   readonly #options: TerminalRendererOptions;
   readonly #running = new Map<string, { label: string; started: number }>();
+  /** Call id → name and target, for the lines of files a call changed. */
+  readonly #calls = new Map<string, { name: string; label: string }>();
+  /** Each writing step's changes arrive as `files_changed` (with a diff) when checkpoints are on. */
+  #checkpoints = false;
+  /** The file lists shown for this run's steps (the run's summary does not repeat the only one). */
+  #stepLists: string[] = [];
   #textOpen = false;
   #timer: ReturnType<typeof setInterval> | undefined;
 
@@ -44,6 +59,9 @@ export class TerminalRenderer {
   /** Render one event. */
   handle(event: RunEvent): void {
     switch (event.type) {
+      case "run_started":
+        this.#banner(event.data, event.session_id);
+        break;
       case "text_delta":
         this.#options.stdout.write(terminalSafe(event.data.text));
         this.#textOpen = true;
@@ -66,30 +84,49 @@ export class TerminalRenderer {
         this.#textOpen = false;
         break;
       case "tool_call_started": {
-        const label = terminalSafe(
-          `${event.data.name} ${describeArgs(event.data.args)}`.trim(),
-          true,
-        );
-        this.#running.set(event.data.call_id, { label, started: performance.now() });
+        const { name, call_id } = event.data;
+        const label = terminalSafe(`${name} ${describeTarget(name, event.data.args)}`.trim(), true);
+        this.#running.set(call_id, { label, started: performance.now() });
+        this.#calls.set(call_id, { name, label });
         this.#line(`${this.#paint("36", "▸")} ${label}`);
         this.#tick();
         break;
       }
-      case "tool_call_completed":
+      case "tool_call_completed": {
+        const { name, call_id } = event.data;
+        // A write's diff comes with its files_changed event: its result line says enough here.
+        const edit = this.#checkpoints && (name === "write_file" || name === "patch");
+        const body = edit ? "" : completedBody(name, event.data);
         this.#finish(
-          event.data.call_id,
-          `${this.#paint("32", "✓")} ${terminalSafe(event.data.name, true)} (${
+          call_id,
+          `${this.#paint("32", "✓")} ${this.#label(call_id, name)} (${
             seconds(event.data.duration_ms)
-          })${this.#indent(event.data.preview)}`,
+          })${edit ? "" : this.#indent(body)}`,
         );
         break;
-      case "tool_call_failed":
+      }
+      case "tool_call_failed": {
+        const { name, call_id } = event.data;
         this.#finish(
-          event.data.call_id,
-          `${this.#paint("31", "✗")} ${
-            terminalSafe(event.data.name, true)
-          } ${event.data.error_class} (${seconds(event.data.duration_ms)})${
-            this.#indent(event.data.message.split("\n").slice(0, 12).join("\n"))
+          call_id,
+          `${this.#paint("31", "✗")} ${this.#label(call_id, name)} ${event.data.error_class} (${
+            seconds(event.data.duration_ms)
+          })${this.#indent(failedBody(event.data.message))}`,
+        );
+        break;
+      }
+      case "files_changed":
+        this.#filesChanged(event.data);
+        break;
+      case "run_files_changed":
+        this.#runFilesChanged(event.data);
+        break;
+      case "checkpoints_off":
+        this.#line(
+          `${
+            this.#paint("33", "!")
+          } checkpoints are off for this session, so changes from now on cannot be undone: ${
+            terminalSafe(event.data.reason, true)
           }`,
         );
         break;
@@ -246,6 +283,80 @@ export class TerminalRenderer {
     if (this.#options.stderrIsTerminal) this.#options.stderr.write("\r\x1b[K");
   }
 
+  /** The call's label (its name and target), as its start line showed it. */
+  #label(callId: string, name: string): string {
+    return this.#running.get(callId)?.label ?? this.#calls.get(callId)?.label ??
+      terminalSafe(name, true);
+  }
+
+  /** Model, endpoint, workspace, trust, session, sandbox and instruction files, on two lines. */
+  #banner(data: RunEventData["run_started"], sessionId: string | undefined): void {
+    this.#checkpoints = data.checkpoints === true;
+    const endpoint = data.base_url.startsWith("replay:")
+      ? `cassette ${data.base_url.slice(7)}`
+      : hostOf(data.base_url);
+    const first = [
+      `odek ${ODEK_VERSION}`,
+      `${data.model} @ ${endpoint}`,
+      `trust ${data.trust ?? "standard"}`,
+      `sandbox ${data.sandbox}`,
+    ];
+    const files = (data.instructions ?? []).map((f) =>
+      `${f.source} (${f.lines} line${f.lines === 1 ? "" : "s"})`
+    );
+    const second = [
+      `workspace ${data.workspace}`,
+      `session ${sessionId ?? "?"}${data.resumed ? " (resumed)" : ""}`,
+      ...files,
+      ...(data.checkpoints === false ? ["checkpoints off"] : []),
+    ];
+    this.#line(this.#paint("2", terminalSafe(first.join(" · "), true)));
+    this.#line(this.#paint("2", terminalSafe(second.join(" · "), true)));
+  }
+
+  /** The files one step changed, under it: a diff for edits, a new file's first lines, a list for many. */
+  #filesChanged(data: RunEventData["files_changed"]): void {
+    const editors = data.call_ids.map((id) => this.#calls.get(id)?.name);
+    const edit = editors.every((name) => name === "write_file" || name === "patch");
+    this.#stepLists.push(data.files.map((f) => `${f.change} ${f.path}`).join("\n"));
+    if (!edit || data.files.length > 3) {
+      const list = fileList(data.files, 12).map((line) => terminalSafe(line, true));
+      this.#line(`${this.#paint("35", "±")} ${list.length === 1 ? list[0] : "files changed:"}`);
+      if (list.length > 1) this.#line(list.map((l) => this.#paint("2", `  │ ${l}`)).join("\n"));
+      return;
+    }
+    for (const file of data.files) {
+      const head = `${this.#paint("35", "±")} ${terminalSafe(file.path, true)} ${
+        file.change === "modified" ? "" : `(${file.change}) `
+      }${counts(file)}`;
+      const body = fileBody(file).map((line) => {
+        const safe = terminalSafe(line, true);
+        const color = line.startsWith("+") ? "32" : line.startsWith("-") ? "31" : "2";
+        return this.#paint(color, `  │ ${safe}`);
+      });
+      this.#line([head, ...body].join("\n"));
+    }
+  }
+
+  /** At the end of a run: every file it changed, with counts, and how to undo. */
+  #runFilesChanged(data: RunEventData["run_files_changed"]): void {
+    const added = data.files.reduce((n, f) => n + f.added, 0);
+    const removed = data.files.reduce((n, f) => n + f.removed, 0);
+    const n = data.files.length;
+    this.#line(
+      `${this.#paint("35", "±")} ${n} file${
+        n === 1 ? "" : "s"
+      } changed (+${added} -${removed}) · undo with: odek undo`,
+    );
+    const same = this.#stepLists.length === 1 &&
+      this.#stepLists[0] === data.files.map((f) => `${f.change} ${f.path}`).join("\n");
+    this.#stepLists = [];
+    if (same) return; // the one step's list above is this list
+    this.#line(
+      fileList(data.files).map((line) => `  ${terminalSafe(line, true)}`).join("\n"),
+    );
+  }
+
   #finish(callId: string, text: string): void {
     this.#running.delete(callId);
     this.#line(text);
@@ -296,17 +407,6 @@ const RETRY_REASONS: Record<string, string> = {
   network: "network error",
 };
 
-function describeArgs(args: unknown): string {
-  if (typeof args !== "object" || args === null) return "";
-  const a = args as Record<string, unknown>;
-  const main = a.command ?? a.path ?? a.pattern;
-  if (typeof main !== "string") return "";
-  // The whole command on one line (newlines shown as ⏎): a harmless-looking first line must not
-  // hide what follows it.
-  const oneLine = main.trim().replace(/\s*\n\s*/g, " ⏎ ");
-  return oneLine.length > 160 ? `${oneLine.slice(0, 159)}…` : oneLine;
-}
-
 /** `3.2 s of 3 s`, `$0.0011 of $0.001`, `6 of 5`. */
 function budgetAmounts(
   data: { limit_name: string; observed: number; limit: number; prompt_tokens?: number },
@@ -331,4 +431,13 @@ function longDuration(ms: number): string {
 
 function seconds(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The host (and port) of a base URL, or the URL itself when it does not parse. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }

@@ -34,9 +34,10 @@ export const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_TOOL_OUTPUT_HEAD_BYTES", "toolOutput.headBytes"],
   ["ODEK_TOOL_OUTPUT_TAIL_BYTES", "toolOutput.tailBytes"],
   ["ODEK_ALLOW_DOMAINS", "network.allowDomains"],
+  ["ODEK_CHECKPOINTS", "checkpoints.enabled"],
 ];
 /** Keys whose environment value `true`/`1` or `false`/`0` becomes a boolean. */
-const BOOLEAN = new Set(["context.compaction"]);
+const BOOLEAN = new Set(["context.compaction", "checkpoints.enabled"]);
 /** Keys whose environment value is a comma-separated list. */
 const LISTS = new Set(["network.allowDomains"]);
 const NUMERIC = new Set([

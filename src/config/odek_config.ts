@@ -151,6 +151,16 @@ export const ConfigLayerObject = z.strictObject({
     /** Longest Retry-After honoured, in seconds; a longer one fails fast. */
     retryAfterCapSeconds: z.int().min(0).max(86_400).optional(),
   }).optional(),
+  checkpoints: z.strictObject({
+    /** Checkpoint the workspace's files before and after each step that can write it (undo, rewind). */
+    enabled: z.boolean().optional(),
+    /** Files (not ignored by .gitignore) a checkpoint records at most; more turns checkpoints off. */
+    maxFiles: z.int().min(1).max(10_000_000).optional(),
+    /** MiB of files a checkpoint records at most; more turns checkpoints off. */
+    maxMiB: z.int().min(1).max(1_048_576).optional(),
+    /** A larger file is not recorded (and cannot be restored), in MiB. */
+    maxFileMiB: z.int().min(1).max(1_048_576).optional(),
+  }).optional(),
   budgets: z.strictObject({
     /** Model turns per run before the run stops with exit code 4. */
     maxIterations: z.int().min(1).max(10_000).optional(),
@@ -268,6 +278,7 @@ export interface OdekConfig {
   deny: { commands: string[]; paths: string[]; domains: string[] };
   /** Context files of every layer (the union), as written. */
   contextFiles: string[];
+  checkpoints: { enabled: boolean; maxFiles: number; maxMiB: number; maxFileMiB: number };
 }
 
 /**
@@ -332,4 +343,5 @@ export const DEFAULT_CONFIG: OdekConfig = {
   network: { allowDomains: [], allowHostPorts: [] },
   deny: { commands: [], paths: [], domains: [] },
   contextFiles: [],
+  checkpoints: { enabled: true, maxFiles: 20_000, maxMiB: 512, maxFileMiB: 16 },
 };

@@ -103,6 +103,14 @@ export const PROJECT_KEY_RULES: Readonly<Record<string, ProjectKeyRule>> = {
   "toolOutput.headBytes": { type: "lower" },
   "toolOutput.tailBytes": { type: "lower" },
   "network.allowDomains": { type: "intersect" },
+  "checkpoints.enabled": {
+    type: "refuse",
+    why:
+      "whether your changes can be undone is yours to decide (ODEK_HOME/config.jsonc or ODEK_CHECKPOINTS)",
+  },
+  "checkpoints.maxFiles": { type: "lower" },
+  "checkpoints.maxMiB": { type: "lower" },
+  "checkpoints.maxFileMiB": { type: "lower" },
   "network.allowHostPorts": {
     type: "refuse",
     why:

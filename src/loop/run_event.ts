@@ -45,6 +45,12 @@ export interface RunEventData {
     };
     /** Calls of the last batch that were still without a result, answered or run first. */
     pending_tool_calls?: { call_id: string; name: string; state: string }[];
+    /** The host's trust level. */
+    trust?: string;
+    /** Instruction files the transcript holds (`AGENTS.md`), each with its lines. */
+    instructions?: { source: string; lines: number }[];
+    /** Whether each step that can write the workspace is checkpointed (`odek undo` works). */
+    checkpoints?: boolean;
   };
   /** A piece of the assistant's streamed text. */
   text_delta: { text: string };
@@ -82,8 +88,15 @@ export interface RunEventData {
     name: string;
     duration_ms: number;
     result_bytes: number;
-    /** The start of the result (redacted): at most 12 lines and 1000 characters. */
+    /**
+     * The start of the result (redacted): at most 12 lines and 1000 characters, then
+     * `… N more lines` when it was cut.
+     */
     preview: string;
+    /** The end of the result: `… N more lines` when cut, then at most its last 12 lines. */
+    tail?: string;
+    /** Lines of the whole result. */
+    lines?: number;
   };
   /** A tool call failed, was denied, timed out or was interrupted (the model reads why). */
   tool_call_failed: {
@@ -218,12 +231,33 @@ export interface RunEventData {
     tool_calls: number;
   };
   /**
+   * A step that could write the workspace changed files (the checkpoints before and after it
+   * differ): each file with its line counts and, for text files, the start of its unified diff.
+   * `checkpoint` is the checkpoint after the step (`odek rewind` restores to checkpoints).
+   */
+  files_changed: { checkpoint: string; call_ids: string[]; files: FileChangeData[] };
+  /** Before the run's last event: every file the run changed, from its first checkpoint to its last. */
+  run_files_changed: { from: string; to: string; files: Omit<FileChangeData, "diff">[] };
+  /** Checkpoints cannot be taken for this session (e.g. the workspace is over the size caps): changes from now on cannot be undone. */
+  checkpoints_off: { reason: string };
+  /**
    * Not an event of the run itself: a subscriber's marker standing where the events with `seq`
    * from `from` to `to` (inclusive) were dropped because it did not keep up (its bounded buffer
    * was full; the run never waits), or were no longer in the run's memory when it asked to
    * replay them. Its own `seq` is `to`.
    */
   events_dropped: { from: number; to: number };
+}
+
+/** One changed file of a `files_changed` or `run_files_changed` event. */
+export interface FileChangeData {
+  path: string;
+  change: "added" | "modified" | "deleted";
+  added: number;
+  removed: number;
+  binary: boolean;
+  /** A text file's unified diff hunks (`@@ … @@` lines and `+`/`-`/` ` lines), cut with `… N more lines`. */
+  diff?: string;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { AssistantMessage, ToolCall, ToolMessage } from "../_util/chat_mess
 import { jsonDepth, MAX_ARGUMENT_DEPTH } from "../_util/json_depth.ts";
 import type { ToolResult } from "../broker/tool_broker.ts";
 import { fixedVerdict } from "../danger/fixed_verdict.ts";
+import { callCanWrite } from "./call_can_write.ts";
 import { gateToolCalls } from "./gate_tool_calls.ts";
 import { type PreparedCall, prepareToolCall } from "./prepare_tool_call.ts";
 import { runCoreTool } from "./run_core_tool.ts";
@@ -16,6 +17,7 @@ import type { RunContext } from "./run_context.ts";
 import { toolResultContent } from "./tool_result_content.ts";
 import { providedRule } from "./tool_set.ts";
 import type { StallEntry } from "./stall_detector.ts";
+import { previewHead, previewTail, resultLines } from "./result_preview.ts";
 
 /** Options for {@linkcode runToolsStep}. */
 export interface RunToolsStepOptions {
@@ -87,7 +89,13 @@ export async function runToolsStep(
       const call = calls[index];
       // One step per call: its result is recorded (journaled) as soon as it completes.
       results[index] = await context.steps.run<ToolMessage>({
-        info: { type: "tool_call", iteration, callId: call.id, name: call.function.name },
+        info: {
+          type: "tool_call",
+          iteration,
+          callId: call.id,
+          name: call.function.name,
+          writes: callCanWrite(gated[index]),
+        },
         execute: async () => {
           const { content, key } = await runOne(context, call, digests[index], gated[index]);
           keys[index] = key;
@@ -188,7 +196,9 @@ async function runOne(
       name,
       duration_ms: duration,
       result_bytes: new TextEncoder().encode(result.output).length,
-      preview: preview(written.text),
+      preview: previewHead(written.text),
+      tail: previewTail(written.text),
+      lines: resultLines(written.text).length,
     }, { tool: name });
   } else {
     context.emit("tool_call_failed", {
@@ -222,14 +232,6 @@ function ungated(prepared: PreparedCall): PreparedCall {
   return verdict.decision === "deny"
     ? { refusal: { ok: false, error: { kind: "denied", message: `Not run: ${verdict.reason}` } } }
     : { tool, invocation: { ...invocation, verdict } };
-}
-
-/** At most 12 lines and 1000 characters of `text`, with a note when cut. */
-function preview(text: string): string {
-  const lines = text.split("\n");
-  let head = lines.slice(0, 12).join("\n");
-  if (head.length > 1000) head = head.slice(0, 1000);
-  return head.length < text.length ? `${head.trimEnd()}\n…` : text;
 }
 
 function parseOrRaw(text: string): unknown {

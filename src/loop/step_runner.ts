@@ -26,6 +26,11 @@ export type StepInfo =
     callId: string;
     /** The tool name, as the model wrote it. */
     name: string;
+    /**
+     * Whether the call's approved scope can write the workspace (`callCanWrite`): such steps
+     * get a checkpoint before and after them. @default false
+     */
+    writes?: boolean;
   };
 
 /** One step: the work, and the transcript records of its result. */

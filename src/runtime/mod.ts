@@ -26,3 +26,12 @@ export type {
 } from "./tool_provider_source.ts";
 export { type ChildDeno, childDenoPath, PINNED_DENO_VERSION } from "./child_deno_path.ts";
 export { probeEgressProxy } from "./probe_egress_proxy.ts";
+export {
+  type ConflictAnswer,
+  listTurns,
+  type RewindOutcome,
+  type RewindRequest,
+  rewindSession,
+  type Turn,
+} from "./rewind_session.ts";
+export type { WorkspaceSessions } from "./stored_sessions.ts";

@@ -15,7 +15,8 @@ import type { SandboxBroker } from "../broker/sandbox_broker.ts";
 import { type TrustLevel, TrustLevelSchema } from "../config/trust_level.ts";
 import type { Classifier } from "../danger/classifier.ts";
 import type { Clock } from "../llm/clock.ts";
-import { initialMessages, readAgentsMd } from "../loop/initial_messages.ts";
+import type { GitCheckpointStore } from "../checkpoint/git_checkpoint_store.ts";
+import { initialMessages, instructionsIn } from "../loop/initial_messages.ts";
 import type { OpenSession } from "../session/session_store.ts";
 import { buildGate } from "./build_gate.ts";
 import { readOnlyWorkspace } from "../config/read_only_workspace.ts";
@@ -29,6 +30,9 @@ import {
 } from "./check_option.ts";
 import { buildBroker, resolveAddDirs, resolveWorkspace, type Settings } from "./compose.ts";
 import type { RuntimeEvent } from "./event_subscription.ts";
+import { HostCheckpoints } from "./host_checkpoints.ts";
+import { readInstructions } from "./read_instructions.ts";
+import { CHECKPOINTS_OFF, openCheckpointStore } from "./stored_sessions.ts";
 import { runtimeTools } from "./runtime_tools.ts";
 import { SessionHost } from "./session_host.ts";
 import { resolveHostConfig } from "./host_config.ts";
@@ -197,6 +201,7 @@ export async function openSessionHost(
   let broker: SandboxBroker | undefined;
   let created: string | undefined;
   let disposeProviders: (() => Promise<void>) | undefined;
+  let checkpointStore: GitCheckpointStore | undefined;
   const closing = new AbortController();
   try {
     const meta = existing?.meta;
@@ -279,10 +284,19 @@ export async function openSessionHost(
         classifyRead: (path) => gate.classify({ name: "read_file", args: { path } }),
       });
       warnings.push(...contextRead.warnings);
+      const instructions = await readInstructions({
+        workspace,
+        odekHome: settings.paths.odekHome,
+        home: settings.paths.home,
+        protectedRoots: resolved.protectedRoots,
+      });
       const messages = initialMessages({
         task,
         ...(options.system !== undefined ? { system: options.system } : {}),
-        agentsMd: await readAgentsMd(workspace),
+        ...(instructions.operator !== undefined
+          ? { operatorInstructions: instructions.operator }
+          : {}),
+        projectInstructions: instructions.project,
         contextFiles: contextRead.files,
         workspace,
         sandbox: host.config.sandbox,
@@ -307,6 +321,8 @@ export async function openSessionHost(
         `the end of session ${current.id}'s journal was damaged (${torn.bytes} bytes after its last whole record, a crash while writing?): they were moved to ${torn.path}, and the session goes on from its last whole record.`,
       );
     }
+    checkpointStore = await openCheckpointStore(settings, workspace, current.id);
+    const store = checkpointStore;
     return new SessionHost({
       settings: host,
       hostConfig,
@@ -333,6 +349,9 @@ export async function openSessionHost(
       resumed: existing !== null,
       ...(target.task !== undefined ? { task: target.task } : {}),
       askAgain: options.reaskApprovals ?? options.approver !== undefined,
+      checkpoints: new HostCheckpoints(store, session, CHECKPOINTS_OFF),
+      ...(store ? { closeCheckpoints: () => store.close() } : {}),
+      instructions: instructionsIn(session.messages),
       warnings,
       forward: parts.forward,
       onClosed: parts.onClosed,
@@ -342,6 +361,7 @@ export async function openSessionHost(
     // and a session this open created but could not start (nothing ran in it).
     try {
       closing.abort();
+      await checkpointStore?.close().catch(() => {});
       await disposeProviders?.().catch(() => {});
       await broker?.close();
     } finally {

@@ -19,6 +19,7 @@ import { makeRunEvent } from "../loop/make_run_event.ts";
 import { runAgent, type RunOutcome as AgentOutcome } from "../loop/run_agent.ts";
 import type { RunEvent, RunEventData, RunEventType } from "../loop/run_event.ts";
 import { newRunStats, type RunStats } from "../loop/run_stats.ts";
+import { journalStepRunner } from "../loop/journal_step_runner.ts";
 import type { StepRunner } from "../loop/step_runner.ts";
 import type {
   OpenSession,
@@ -28,6 +29,7 @@ import type {
 } from "../session/session_store.ts";
 import type { StallOptions } from "../loop/stall_detector.ts";
 import type { EventSubscription, RuntimeEvent } from "./event_subscription.ts";
+import type { HostCheckpoints } from "./host_checkpoints.ts";
 import { RunEventLog, type RunSubscribeOptions } from "./run_event_log.ts";
 import { type Discarded, type RunOutcome, runOutcomeOf } from "./run_outcome.ts";
 import type { ToolSet } from "../loop/tool_set.ts";
@@ -68,6 +70,11 @@ export interface RunInit {
   redact: Redactor;
   now: () => number;
   stepRunner?: StepRunner;
+  /** The host's checkpoints: a checkpoint before and after each step that can write the workspace. */
+  checkpoints?: HostCheckpoints;
+  /** `run_started` facts: the trust level and the instruction files of the transcript. */
+  trust?: string;
+  instructions?: readonly { source: string; lines: number }[];
   toolHeartbeatMs?: number;
   historyLimit?: number;
   /** The caller's signal: aborting it interrupts the run (its reason, when a string, says why). */
@@ -203,6 +210,9 @@ export class Run implements AsyncDisposable {
           })),
         }
         : {}),
+      ...(init.trust ? { trust: init.trust } : {}),
+      instructions: [...(init.instructions ?? [])],
+      checkpoints: init.checkpoints ? init.checkpoints.off === undefined : false,
     });
     if (init.tornTail) emit("session_torn_tail", { ...init.tornTail });
     const stopEgress = init.broker.onEgress?.((decision) => {
@@ -233,12 +243,17 @@ export class Run implements AsyncDisposable {
         ...(reset.length > 0 ? { arguments_reset: reset } : {}),
       });
     }
+    const checkpoints = init.checkpoints?.forRun(
+      init.stepRunner ?? journalStepRunner(init.session),
+      emit,
+    );
+    const stepRunner = checkpoints?.runner ?? init.stepRunner;
     try {
       const outcome = await runAgent({
         model: init.model,
         broker: init.broker,
         journal: init.session,
-        ...(init.stepRunner ? { stepRunner: init.stepRunner } : {}),
+        ...(stepRunner ? { stepRunner } : {}),
         messages: init.messages,
         tools: init.tools,
         maxIterations: init.maxIterations,
@@ -267,6 +282,7 @@ export class Run implements AsyncDisposable {
         error: error instanceof Error ? error : new Error(String(error)),
         stats: newRunStats(init.now()),
       }));
+      await checkpoints?.finish().catch(() => {});
       const discarded = outcome.type === "failed" ? init.discardable?.() : undefined;
       const result = runOutcomeOf(outcome, {
         sessionId: this.sessionId,

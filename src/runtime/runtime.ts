@@ -34,8 +34,15 @@ import {
   type OpenSessionOptions,
   type SessionTarget,
 } from "./open_session_host.ts";
+import type { RewindOutcome, RewindRequest, Turn } from "./rewind_session.ts";
 import type { SessionHost } from "./session_host.ts";
 import { type HostConfig, resolveHostConfig } from "./host_config.ts";
+import {
+  findWorkspaceSessions,
+  rewindStoredSession,
+  storedSessionTurns,
+  type WorkspaceSessions,
+} from "./stored_sessions.ts";
 import type { ToolProviderSource } from "./tool_provider_source.ts";
 
 /** See {@linkcode Runtime.secretsSummary}. */
@@ -306,6 +313,49 @@ export class Runtime implements AsyncDisposable {
       ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
       ...(this.#init.fetch ? { fetch: this.#init.fetch } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+
+  /**
+   * The sessions of a workspace (default: the runtime's `cwd`), newest first, and the others:
+   * `odek continue` resumes the newest session of the current workspace, never another one's.
+   *
+   * @throws {TypeError} without a workspace and without a `cwd`
+   */
+  sessionsOf(workspace?: string): Promise<WorkspaceSessions> {
+    const path = workspace ?? this.cwd;
+    if (path === undefined) {
+      throw new TypeError("sessionsOf needs a workspace (the runtime has no cwd)");
+    }
+    return findWorkspaceSessions(this.#init.settings, path);
+  }
+
+  /**
+   * A session's turns (its operator messages), each with the checkpoint of the files before it.
+   * Reads the journal without a lock.
+   *
+   * @throws {OdekError} `SESSION_NOT_FOUND`, `SESSION_CORRUPT`
+   */
+  turns(sessionId: string): Promise<Turn[]> {
+    return storedSessionTurns(this.#init.settings, sessionId);
+  }
+
+  /**
+   * Take a session no host of this runtime has open back to before one of its turns (default:
+   * the last, an undo): files, conversation, or both. Needs no API key and starts no sandbox; a
+   * host that has the session open rewinds with `host.rewind()` instead.
+   *
+   * @throws {OdekError} `SESSION_LOCKED` (a run has it), `WORKSPACE_INVALID`, `USAGE`,
+   *   `CHECKPOINT_UNAVAILABLE`, `RESTORE_CONFLICT` (nothing was changed)
+   */
+  rewind(
+    sessionId: string,
+    request: RewindRequest = {},
+    options: { workspace?: string } = {},
+  ): Promise<RewindOutcome & { workspace: string }> {
+    return rewindStoredSession(this.#init.settings, sessionId, request, {
+      cwd: this.cwd,
+      ...options,
     });
   }
 

@@ -38,6 +38,14 @@ import type { RuntimeEvent } from "./event_subscription.ts";
 import { priorSpend } from "./prior_spend.ts";
 import { Run } from "./run.ts";
 import type { ToolSet } from "../loop/tool_set.ts";
+import type { HostCheckpoints } from "./host_checkpoints.ts";
+import {
+  listTurns,
+  type RewindOutcome,
+  type RewindRequest,
+  rewindSession,
+  type Turn,
+} from "./rewind_session.ts";
 
 /**
  * The limits of one run; each given one overrides the configuration's.
@@ -117,6 +125,12 @@ export interface HostParts {
    * (else answered `not started`; design §8.3).
    */
   askAgain: boolean;
+  /** The workspace's checkpoints (a checkpoint before and after each writing step). */
+  checkpoints: HostCheckpoints;
+  /** Saves what the checkpoint store keeps in memory: called when the host closes. */
+  closeCheckpoints?: () => Promise<void>;
+  /** The instruction files the transcript holds (`AGENTS.md`), for the banner. */
+  instructions: readonly { source: string; lines: number }[];
   warnings: readonly string[];
   forward: (event: RuntimeEvent) => void;
   onClosed: (host: SessionHost) => void;
@@ -241,6 +255,44 @@ export class SessionHost implements AsyncDisposable {
   /** The run in progress, if any. */
   get activeRun(): Run | undefined {
     return this.#active;
+  }
+
+  /** The instruction files the transcript holds (`AGENTS.md`), with their lines. */
+  get instructions(): readonly { source: string; lines: number }[] {
+    return this.#parts.instructions;
+  }
+
+  /** Why checkpoints are off for this host (`undefined`: each writing step is checkpointed). */
+  get checkpointsOff(): string | undefined {
+    return this.#parts.checkpoints.off;
+  }
+
+  /** The session's turns (its operator messages), each with the checkpoint before it. */
+  turns(): Turn[] {
+    return listTurns(this.#parts.session.messages, this.#parts.session.checkpoints);
+  }
+
+  /**
+   * Take the session back to before a turn (default: the last, an undo): its files, its
+   * conversation, or both (see {@linkcode rewindSession}). Not while a run is going.
+   *
+   * @throws {OdekError} `SESSION_BUSY` while a run is going or after close, and
+   *   `rewindSession`'s errors
+   */
+  async rewind(request: RewindRequest = {}): Promise<RewindOutcome> {
+    if (this.#closing || this.#active || this.#starting) {
+      throw new OdekError(
+        "SESSION_BUSY",
+        `Session ${this.sessionId} cannot be rewound while a run is going (or after its host closed).`,
+      );
+    }
+    this.#starting = true;
+    try {
+      const { checkpoints, session } = this.#parts;
+      return await rewindSession(session, checkpoints.store, request, checkpoints.off);
+    } finally {
+      this.#starting = false;
+    }
   }
 
   /** Whether {@linkcode SessionHost.close} was called. */
@@ -379,6 +431,9 @@ export class SessionHost implements AsyncDisposable {
       redact: settings.redact,
       now: () => performance.now(),
       ...(options.stepRunner ? { stepRunner: options.stepRunner(session) } : {}),
+      checkpoints: this.#parts.checkpoints,
+      trust: this.trust,
+      instructions: this.#parts.instructions,
       ...(options.signal ? { signal: options.signal } : {}),
       forward: this.#parts.forward,
       onSettled: () => {
@@ -437,6 +492,7 @@ export class SessionHost implements AsyncDisposable {
     try {
       await this.#parts.broker.close();
     } finally {
+      await this.#parts.closeCheckpoints?.().catch(() => {});
       try {
         const discard = this.#discard && this.#discardable() !== undefined;
         await this.#parts.session.close();

@@ -8,12 +8,13 @@
  */
 import { type ChatMessage, ChatMessageSchema, type ToolCall } from "../_util/chat_message.ts";
 import type { Verdict } from "../danger/verdict.ts";
-import type { JournalRecord } from "./journal_record.ts";
+import type { JournalRecord, RewindRecord } from "./journal_record.ts";
 import type { CallRecord } from "./_parse_journal.ts";
 import { encodeRecord, redactPatch, redactRecord } from "./_redact_record.ts";
 import type {
   OpenSession,
   PendingToolCall,
+  SessionCheckpoint,
   SessionCompaction,
   SessionMeta,
   SessionMetaPatch,
@@ -50,6 +51,8 @@ export interface JournalState {
   repairs: readonly ToolCallRepair[];
   tornTail?: TornTail;
   compaction?: SessionCompaction;
+  /** The transcript's checkpoints (`checkpoint` records), oldest first. */
+  checkpoints: SessionCheckpoint[];
   /** Call records by id. */
   calls: Map<string, CallRecord>;
   /** Calls whose journal records `approval_requested` and `tool_started` (design §8.3). */
@@ -100,6 +103,46 @@ export class JournalSession implements OpenSession {
 
   get compaction(): SessionCompaction | undefined {
     return this.#state.compaction && { ...this.#state.compaction };
+  }
+
+  get checkpoints(): readonly SessionCheckpoint[] {
+    return this.#state.checkpoints;
+  }
+
+  recordCheckpoint(checkpoint: { id: string; phase: "before" | "after" }): Promise<void> {
+    const at = this.#at();
+    const line = encodeRecord({ t: "checkpoint", at, ...checkpoint }, this.#options.redact);
+    return this.#enqueue(line, () => {
+      this.#state.checkpoints.push({
+        ...checkpoint,
+        at,
+        messageIndex: this.#state.messages.length,
+      });
+    });
+  }
+
+  recordRewind(rewind: RewindRecord): Promise<void> {
+    const state = this.#state;
+    if (rewind.conversation) {
+      const keep = rewind.keep;
+      if (
+        keep === undefined || !Number.isInteger(keep) || keep < 0 || keep > state.messages.length
+      ) {
+        return Promise.reject(
+          new RangeError(
+            `a conversation rewind keeps 0 to ${state.messages.length} messages, got ${keep}`,
+          ),
+        );
+      }
+    }
+    const line = encodeRecord({ t: "rewind", at: this.#at(), ...rewind }, this.#options.redact);
+    return this.#enqueue(line, () => {
+      if (!rewind.conversation) return;
+      const keep = Math.min(rewind.keep!, state.messages.length);
+      state.messages = state.messages.slice(0, keep);
+      state.checkpoints = state.checkpoints.filter((c) => c.messageIndex <= keep);
+      if (state.compaction && state.compaction.coveredUntil > keep) delete state.compaction;
+    });
   }
 
   get toolCallIds(): ReadonlySet<string> {

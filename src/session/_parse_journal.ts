@@ -9,7 +9,13 @@ import { OdekError } from "../_util/odek_error.ts";
 import type { Verdict } from "../danger/verdict.ts";
 import { type JournalRecord, JournalRecordSchema } from "./journal_record.ts";
 import type { ToolCallRepair } from "./repair_tool_calls.ts";
-import type { SessionCompaction, SessionMeta, SessionUsage } from "./session_store.ts";
+import type {
+  SessionCheckpoint,
+  SessionCompaction,
+  SessionMeta,
+  SessionRewind,
+  SessionUsage,
+} from "./session_store.ts";
 
 /** What the journal's call records say about one tool-call id (design §8.3). */
 export interface CallRecord {
@@ -26,8 +32,14 @@ export const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
 export interface ParsedJournal {
   /** The meta record with every patch applied. */
   meta: SessionMeta;
-  /** Every message record, in file order (not repaired). */
+  /** The transcript: every message record in file order, less what rewinds took back (not repaired). */
   messages: ChatMessage[];
+  /** Every message record, in file order, rewinds or not. */
+  written: ChatMessage[];
+  /** The checkpoints of the transcript (those of messages a rewind took back left out). */
+  checkpoints: SessionCheckpoint[];
+  /** Every rewind, in order. */
+  rewinds: SessionRewind[];
   /** `at` of the last valid record, or the creation time. */
   updatedAt: string;
   /** Tool calls requested over the journal. */
@@ -87,12 +99,16 @@ export function parseJournal(bytes: Uint8Array, source: JournalSource): ParsedJo
   let last = lines.length - 1;
   while (last >= 0 && isBlank(bytes, lines[last])) last--;
   let meta: SessionMeta | undefined;
-  const messages: ChatMessage[] = [];
+  let messages: ChatMessage[] = [];
+  const written: ChatMessage[] = [];
+  let checkpoints: SessionCheckpoint[] = [];
+  const rewinds: SessionRewind[] = [];
+  /** Every compaction still standing (a rewind drops those that covered what it took back). */
+  let compactions: SessionCompaction[] = [];
   let updatedAt = "";
   let toolCallCount = 0;
   let validEnd = 0;
   let needsNewline = false;
-  let compaction: SessionCompaction | undefined;
   const calls = new Map<string, CallRecord>();
   let trackedFrom: number | undefined;
   const usage: Record<string, SessionUsage> = {};
@@ -130,6 +146,7 @@ export function parseJournal(bytes: Uint8Array, source: JournalSource): ParsedJo
       }
       case "message":
         messages.push(record.message);
+        written.push(record.message);
         if (record.message.role === "assistant") {
           toolCallCount += record.message.tool_calls?.length ?? 0;
         }
@@ -143,7 +160,7 @@ export function parseJournal(bytes: Uint8Array, source: JournalSource): ParsedJo
         updatedAt = record.at;
         break;
       case "compaction":
-        compaction = { digest: record.digest, coveredUntil: record.coveredUntil };
+        compactions.push({ digest: record.digest, coveredUntil: record.coveredUntil });
         updatedAt = record.at;
         break;
       case "usage": {
@@ -169,6 +186,29 @@ export function parseJournal(bytes: Uint8Array, source: JournalSource): ParsedJo
         repairs.push(...record.calls);
         updatedAt = record.at;
         break;
+      case "checkpoint":
+        checkpoints.push({
+          id: record.id,
+          phase: record.phase,
+          at: record.at,
+          messageIndex: messages.length,
+        });
+        updatedAt = record.at;
+        break;
+      case "rewind": {
+        const { t: _t, at, ...fields } = record;
+        rewinds.push({ at, afterMessage: written.length, record: fields });
+        if (record.conversation) {
+          const keep = Math.min(record.keep ?? messages.length, messages.length);
+          messages = messages.slice(0, keep);
+          checkpoints = checkpoints.filter((c) => c.messageIndex <= keep);
+          compactions = compactions.filter((c) => c.coveredUntil <= keep);
+          // What is appended after the rewind is written by a tracking writer too.
+          if (trackedFrom !== undefined && trackedFrom > keep) trackedFrom = keep;
+        }
+        updatedAt = at;
+        break;
+      }
       default: {
         const unreachable: never = record;
         throw new TypeError(`Unknown journal record: ${JSON.stringify(unreachable)}`);
@@ -187,9 +227,13 @@ export function parseJournal(bytes: Uint8Array, source: JournalSource): ParsedJo
           `empty or its only line is damaged). Delete it with "odek sessions delete ${source.id}".`,
       );
     }
+    const compaction = compactions.at(-1);
     return {
       meta,
       messages,
+      written,
+      checkpoints,
+      rewinds,
       updatedAt,
       toolCallCount,
       validEnd,

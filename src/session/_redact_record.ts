@@ -35,7 +35,12 @@ export function redactRecord(
     case "repair":
     case "call_tracking":
     case "tool_started":
+    case "checkpoint":
       return record;
+    case "rewind":
+      return record.files
+        ? { ...record, files: { ...record.files, kept: record.files.kept.map(redact) } }
+        : record;
     case "compaction":
       return { ...record, digest: redact(record.digest) };
     case "usage":

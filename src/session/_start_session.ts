@@ -20,7 +20,12 @@ import type { OpenSession, TornTail } from "./session_store.ts";
 /** A loaded journal, or a new one (`meta`, no messages). */
 export type StartingJournal =
   & Pick<ParsedJournal, "meta" | "messages" | "needsNewline">
-  & Partial<Pick<ParsedJournal, "compaction" | "calls" | "trackedFrom" | "usage" | "repairs">>;
+  & Partial<
+    Pick<
+      ParsedJournal,
+      "compaction" | "calls" | "trackedFrom" | "usage" | "repairs" | "checkpoints"
+    >
+  >;
 
 /**
  * Start a session on a loaded journal:
@@ -97,6 +102,7 @@ export async function startJournalSession(
         repairs: fixed.repairs,
         ...(extra.tornTail ? { tornTail: extra.tornTail } : {}),
         ...(parsed.compaction ? { compaction: { ...parsed.compaction } } : {}),
+        checkpoints: [...(parsed.checkpoints ?? [])],
         calls,
         tracked,
         tracking: parsed.trackedFrom !== undefined,

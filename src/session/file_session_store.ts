@@ -4,7 +4,6 @@
  * @module
  */
 import { join } from "node:path";
-import type { ChatMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import { generateSessionId } from "./generate_session_id.ts";
 import type { JournalOptions } from "./_journal_session.ts";
@@ -28,7 +27,7 @@ import {
 import type {
   CreateSessionInit,
   OpenSession,
-  SessionMeta,
+  SessionRecords,
   SessionStore,
   SessionSummary,
 } from "./session_store.ts";
@@ -144,10 +143,16 @@ export class FileSessionStore implements SessionStore {
     return startJournalSession(parsed, new FileSink(file, lock), this.#options, { tornTail });
   }
 
-  async read(id: string): Promise<{ meta: SessionMeta; messages: ChatMessage[] }> {
+  async read(id: string): Promise<SessionRecords> {
     validateSessionId(id);
-    const { meta, messages } = parseJournal(await this.#readJournal(id), this.#source(id));
-    return { meta, messages };
+    const parsed = parseJournal(await this.#readJournal(id), this.#source(id));
+    return {
+      meta: parsed.meta,
+      messages: parsed.written,
+      rewinds: parsed.rewinds,
+      transcript: parsed.messages,
+      checkpoints: parsed.checkpoints,
+    };
   }
 
   async list(): Promise<SessionSummary[]> {

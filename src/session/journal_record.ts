@@ -33,7 +33,14 @@ export const JOURNAL_VERSION = 1;
  *   record (`message`, 0-based among the journal's message records) and its `position`, with the
  *   id it is sent with (`id`) and what the journal holds (`originalId` when the id was a
  *   duplicate, `originalArguments` when the arguments were not a JSON object: they are sent as
- *   `{}`).
+ *   `{}`);
+ * - `checkpoint`: `{ t, at, id, phase }`, a checkpoint of the workspace's files was taken
+ *   before or after a step that can write it (its id names a commit of the shadow repository);
+ * - `rewind`: `{ t, at, turn, conversation, keep?, files? }`, the operator went back to before
+ *   turn `turn`: with `conversation`, the transcript the next request sends keeps only its
+ *   first `keep` messages (nothing is deleted from the journal); with `files`, the workspace's
+ *   files were restored to checkpoint `files.to` after the files as they were were saved in
+ *   checkpoint `files.saved`.
  *
  * Times (`createdAt`, `at`) are ISO 8601 strings. Unknown extra fields are ignored.
  *
@@ -112,7 +119,55 @@ export const JournalRecordSchema = z.discriminatedUnion("t", [
       originalArguments: z.string().optional(),
     })),
   }),
+  z.object({
+    t: z.literal("checkpoint"),
+    at: z.string(),
+    id: z.string().regex(/^[0-9a-f]{40}$/),
+    phase: z.enum(["before", "after"]),
+  }),
+  z.object({
+    t: z.literal("rewind"),
+    at: z.string(),
+    turn: z.int().min(1),
+    conversation: z.boolean(),
+    keep: z.int().min(0).optional(),
+    files: z.object({
+      to: z.string(),
+      saved: z.string().optional(),
+      written: z.int().min(0),
+      deleted: z.int().min(0),
+      /** Paths not restored: changed outside odek and kept, protected, or skipped. */
+      kept: z.array(z.string()),
+    }).optional(),
+  }),
 ]);
 
 /** One line of a session journal; see {@linkcode JournalRecordSchema}. */
 export type JournalRecord = z.infer<typeof JournalRecordSchema>;
+
+/** A `rewind` record's fields (without `t` and `at`); see {@linkcode JournalRecordSchema}. */
+export interface RewindRecord {
+  /** The turn gone back to before (1-based). */
+  turn: number;
+  /** Whether the conversation went back. */
+  conversation: boolean;
+  /** With `conversation`: the transcript messages kept. */
+  keep?: number;
+  /** When files were restored. */
+  files?: {
+    /** The checkpoint restored. */
+    to: string;
+    /** The checkpoint of the files as they were just before. */
+    saved?: string;
+    /** Paths written back. */
+    written: number;
+    /** Paths deleted. */
+    deleted: number;
+    /** Paths not restored: changed outside odek and kept, protected, or skipped. */
+    kept: string[];
+  };
+}
+
+// The schema and the interface describe the same record.
+const _sameRewind: RewindRecord = {} as Omit<Extract<JournalRecord, { t: "rewind" }>, "t" | "at">;
+void _sameRewind;

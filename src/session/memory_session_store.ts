@@ -3,7 +3,6 @@
  *
  * @module
  */
-import type { ChatMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import { generateSessionId } from "./generate_session_id.ts";
 import type { JournalOptions } from "./_journal_session.ts";
@@ -20,7 +19,7 @@ import {
 import type {
   CreateSessionInit,
   OpenSession,
-  SessionMeta,
+  SessionRecords,
   SessionStore,
   SessionSummary,
 } from "./session_store.ts";
@@ -128,10 +127,16 @@ export class MemorySessionStore implements SessionStore {
     }
   }
 
-  read(id: string): Promise<{ meta: SessionMeta; messages: ChatMessage[] }> {
+  read(id: string): Promise<SessionRecords> {
     return settle(() => {
-      const { meta, messages } = parseJournal(this.#load(id), this.#source(id));
-      return { meta, messages };
+      const parsed = parseJournal(this.#load(id), this.#source(id));
+      return {
+        meta: parsed.meta,
+        messages: parsed.written,
+        rewinds: parsed.rewinds,
+        transcript: parsed.messages,
+        checkpoints: parsed.checkpoints,
+      };
     });
   }
 

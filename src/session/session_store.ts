@@ -8,6 +8,7 @@
 import type { ChatMessage, ToolCall } from "../_util/chat_message.ts";
 import type { Verdict } from "../danger/verdict.ts";
 import type { ToolCallRepair } from "./repair_tool_calls.ts";
+import type { RewindRecord } from "./journal_record.ts";
 
 export type { ToolCallRepair } from "./repair_tool_calls.ts";
 
@@ -113,6 +114,42 @@ export interface TornTail {
   path: string;
   /** How many bytes were moved. */
   bytes: number;
+}
+
+/** A checkpoint the journal records, where it stands in the transcript. */
+export interface SessionCheckpoint {
+  /** The checkpoint's id (a `CheckpointStore` id). */
+  id: string;
+  /** Taken before or after a step. */
+  phase: "before" | "after";
+  /** ISO 8601 time it was recorded. */
+  at: string;
+  /** How many transcript messages there were when it was taken. */
+  messageIndex: number;
+}
+
+/** A rewind as `read()` returns it: the record, and how many messages were written before it. */
+export interface SessionRewind {
+  /** ISO 8601 time of the rewind. */
+  at: string;
+  /** Messages of `read().messages` written before the rewind. */
+  afterMessage: number;
+  /** What the rewind did. */
+  record: RewindRecord;
+}
+
+/** A session as {@linkcode SessionStore.read} returns it. */
+export interface SessionRecords {
+  /** The meta record with every patch applied. */
+  meta: SessionMeta;
+  /** Every message record in file order. */
+  messages: ChatMessage[];
+  /** Every rewind, in order. */
+  rewinds: SessionRewind[];
+  /** The transcript: `messages` less what rewinds took back (not repaired). */
+  transcript: ChatMessage[];
+  /** The transcript's checkpoints, oldest first. */
+  checkpoints: SessionCheckpoint[];
 }
 
 /**
@@ -222,6 +259,20 @@ export interface OpenSession extends AsyncDisposable {
   recordToolStarted(callId: string): Promise<void>;
   /** The newest compaction digest (loaded, or recorded since), if any. */
   readonly compaction: SessionCompaction | undefined;
+  /**
+   * The checkpoints of the transcript as it is (those of turns a rewind took back are left out),
+   * oldest first.
+   */
+  readonly checkpoints: readonly SessionCheckpoint[];
+  /** Record a checkpoint taken now (a `checkpoint` journal record, fsynced). */
+  recordCheckpoint(checkpoint: { id: string; phase: "before" | "after" }): Promise<void>;
+  /**
+   * Record a rewind (a `rewind` journal record, fsynced). With `conversation`, the transcript
+   * keeps its first `keep` messages from now on, and the checkpoints and compaction digest of the
+   * messages taken back are dropped; the journal keeps everything.
+   * @throws {RangeError} when `keep` is missing or larger than the transcript
+   */
+  recordRewind(rewind: RewindRecord): Promise<void>;
   /** Record a new compaction digest (a `compaction` journal record, redacted, fsynced). */
   recordCompaction(compaction: SessionCompaction): Promise<void>;
   /**
@@ -270,8 +321,12 @@ export interface SessionStore {
   create(init: CreateSessionInit): Promise<OpenSession>;
   /** Lock, load and repair a session for writing. */
   open(id: string): Promise<OpenSession>;
-  /** Load a session as written, without locking and without repairing (for show and export). */
-  read(id: string): Promise<{ meta: SessionMeta; messages: ChatMessage[] }>;
+  /**
+   * Load a session as written, without locking and without repairing (for show and export):
+   * every message in file order (those a rewind took back included), the rewinds, and the
+   * transcript as the next request would start from it with its checkpoints.
+   */
+  read(id: string): Promise<SessionRecords>;
   /** Every session, newest first by `updatedAt` (then by id, descending). */
   list(): Promise<SessionSummary[]>;
   /** The id of the newest session, if any. */

@@ -111,7 +111,7 @@ function sample(key: string): string {
   if (key === "trustLevel") return "untrusted";
   if (key === "model") return "m-1";
   if (key === "provider") return "groq";
-  if (key === "context.compaction") return "false";
+  if (key === "context.compaction" || key === "checkpoints.enabled") return "false";
   if (key === "toolOutput.maxBytes") return "65536";
   if (key === "sandboxMaxProcesses") return "64";
   return key === "contextWindow" ? "4096" : "7";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { dirname, join, normalize } from "node:path";
 import { importsOf, ROOT, sourceFiles } from "./_source_files.ts";
 
-// design §7: _util → config → danger → broker, llm, session, approval → loop → runtime →
+// design §7: _util → config → danger → broker, llm, session, checkpoint, approval → loop → runtime →
 // mcp, serve → cli.
 // A folder imports only from layers to its left (and itself); testing/ may import anything left of cli.
 // Below them all sits the tool catalogue with the child protocol, tools/_catalogue/: the one folder
@@ -15,6 +15,7 @@ const RANK: Record<string, number> = {
   broker: 3,
   llm: 3,
   session: 3,
+  checkpoint: 3,
   approval: 3,
   loop: 4,
   runtime: 5,

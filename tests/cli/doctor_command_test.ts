@@ -17,6 +17,7 @@ function report(overrides: Partial<DoctorReport> = {}): DoctorReport {
       odekHome: "/h/.odek",
     },
     installDir: "/opt/odek",
+    launcher: { path: "/h/.local/bin/odek", binary: "/h/.local/bin/odek-deno-2.9.6/deno" },
     deno: {
       core: { version: "2.9.6", path: "/usr/bin/deno" },
       children: { version: "2.9.6", path: "/usr/bin/deno", source: "self", compiled: false },
@@ -119,4 +120,18 @@ Deno.test("renderDoctorReport() lists the problems with their fixes when somethi
   assert.match(text, /UNUSABLE +Cannot use workspace "\/h"/);
   assert.match(text, /added directories\n +ok +\/x \(read-only\)/);
   assert.match(text, /1 problem:\n {2}- sandbox is "docker" but no container started/);
+});
+
+Deno.test("renderDoctorReport() shows the launcher and the binary odek runs with", () => {
+  const text = renderDoctorReport(report());
+  assert.match(text, /^ {2}launcher {12}\/h\/\.local\/bin\/odek$/m);
+  assert.match(text, /^ {2}binary {14}\/h\/\.local\/bin\/odek-deno-2\.9\.6\/deno$/m);
+  const bare = renderDoctorReport(report({
+    launcher: { path: null, binary: "/root/.npm/_npx/abc/deno", warning: "inside npm's npx cache" },
+  }));
+  assert.match(
+    bare,
+    /launcher {12}none: started with deno run or deno task \(install one: deno task install\)/,
+  );
+  assert.match(bare, /binary {14}\/root\/\.npm\/_npx\/abc\/deno \(inside npm's npx cache\)/);
 });

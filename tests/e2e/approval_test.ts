@@ -43,7 +43,7 @@ sandboxTest(
       /^error \(denied\)/,
       "git status / ls must not ask at standard",
     );
-    assert.match(result.stderr, /✗ shell denied/);
+    assert.match(result.stderr, /✗ shell git clone \S+ denied/);
   },
 );
 

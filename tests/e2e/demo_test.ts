@@ -25,9 +25,14 @@ sandboxTest("the README demo replays its cassette and shows real tool output", a
   // Real output of the sandboxed runs: the bug, then the fix.
   assert.match(
     stderr,
-    /✓ shell \(\d+ ms\)\n {2}│ exit code 0 · \d+ ms\n {2}│ stdout:\n {2}│ mean: 3\.875\n {2}│ median: 3\n/,
+    /✓ shell bash stats\.sh 3 1 4 1 5 9 2 6 \(\d+ ms\)\n {2}│ exit code 0 · \d+ ms\n {2}│ stdout:\n {2}│ mean: 3\.875\n {2}│ median: 3\n/,
   );
   assert.match(stderr, /│ median: 3\.5\n {2}│ mean: 5\.000\n {2}│ median: 5\n/);
+  // The fix itself is shown: the rewrite of stats.sh as a diff (it used to say only "Replaced").
+  assert.match(
+    stderr,
+    /± stats\.sh \+1 -1\n(?: {2}│ .*\n)*? {2}│ -nums=\("\$@"\)\n {2}│ \+mapfile -t nums/,
+  );
   assert.match(stderr, /odek: done · 6 steps · 6 tool calls/);
   assert.match(stdout, /Fix: the numbers are sorted numerically/);
   const workspace = stderr.match(/odek demo: the files are in (\S+)/)![1];

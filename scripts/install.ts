@@ -1,0 +1,162 @@
+/**
+ * `deno task install [--prefix <dir>]`: install an `odek` command. Setup runs (once), the deno
+ * binary running this script (the pinned version) is hard-linked — or copied, across file
+ * systems — to `<prefix>/odek-deno-<version>/deno` (never left pointing into npm's npx cache,
+ * which npm prunes), and `<prefix>/odek` is written: a POSIX shell launcher that `exec`s that deno
+ * with the `odek` task's flags, `--config` of this checkout and `--cached-only`. So an installed
+ * `odek` starts with no npx, no `deno install` and no registry access, works offline, and
+ * signals reach odek itself (the shell is replaced). Default prefix: `~/.local/bin`.
+ *
+ * @module
+ */
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { PINNED_DENO_VERSION } from "../src/runtime/child_deno_path.ts";
+import { ODEK_VERSION } from "../src/cli/version.ts";
+import { ensureSetup } from "./ensure_setup.ts";
+
+/** What an install made. */
+export interface Installed {
+  launcher: string;
+  deno: string;
+  /** How the deno binary got there. */
+  how: "hard-linked" | "copied";
+}
+
+/** The `odek` task's `deno run` flags, as deno.json writes them (the one place they live). */
+export function odekTaskFlags(root: string): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(join(root, "deno.json")));
+  const task = config.tasks?.odek;
+  const command: string = typeof task === "string" ? task : task?.command;
+  // The last command of the task runs odek (the ones before it run setup when it is due).
+  const words = command.split("&&").at(-1)!.trim().split(/\s+/);
+  if (words[0] !== "deno" || words[1] !== "run" || words.at(-1) !== "main.ts") {
+    throw new Error(`the odek task is not "deno run <flags> main.ts": ${command}`);
+  }
+  return words.slice(2, -1);
+}
+
+/** `'text'` for a POSIX shell. */
+function quote(text: string): string {
+  if (/[\n\r\0]/.test(text)) {
+    throw new Error(
+      `a path with a line break cannot go into the launcher: ${JSON.stringify(text)}`,
+    );
+  }
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The launcher's text. */
+export function launcherScript(root: string, launcher: string, deno: string): string {
+  const args = [
+    "run",
+    "--config",
+    join(root, "deno.json"),
+    "--cached-only",
+    ...odekTaskFlags(root),
+    join(root, "main.ts"),
+  ];
+  return [
+    "#!/bin/sh",
+    `# The odek launcher, written by "deno task install" (odek ${ODEK_VERSION}, deno ${PINNED_DENO_VERSION}).`,
+    "# It runs odek with the deno installed beside it: no npx, no deno install, no registry access.",
+    "# exec replaces this shell, so SIGINT and SIGTERM reach odek itself.",
+    "unset INIT_CWD",
+    `ODEK_LAUNCHER=${quote(launcher)}`,
+    "DENO_NO_UPDATE_CHECK=1",
+    "export ODEK_LAUNCHER DENO_NO_UPDATE_CHECK",
+    `exec ${[deno, ...args].map(quote).join(" ")} "$@"`,
+    "",
+  ].join("\n");
+}
+
+/**
+ * Install into `prefix`.
+ *
+ * @param root the odek checkout
+ * @param prefix the directory the `odek` command goes into (created when missing)
+ * @returns the launcher's and the binary's paths
+ * @throws {Error} under another deno than the pinned one, or when setup fails
+ */
+export async function install(root: string, prefix: string): Promise<Installed> {
+  if (Deno.version.deno !== PINNED_DENO_VERSION) {
+    throw new Error(
+      `this is deno ${Deno.version.deno}, but odek is pinned to ${PINNED_DENO_VERSION}: run npx -y deno@${PINNED_DENO_VERSION} task install`,
+    );
+  }
+  await ensureSetup(root);
+  Deno.mkdirSync(prefix, { recursive: true, mode: 0o755 });
+  const dir = join(prefix, `odek-deno-${PINNED_DENO_VERSION}`);
+  Deno.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const deno = join(dir, "deno");
+  const source = Deno.realPathSync(Deno.execPath());
+  const temp = join(dir, `.deno-${crypto.randomUUID()}`);
+  let how: Installed["how"] = "hard-linked";
+  if (source !== deno) {
+    try {
+      Deno.linkSync(source, temp);
+    } catch {
+      how = "copied"; // another file system (or links not allowed): a copy of our own
+      Deno.copyFileSync(source, temp);
+    }
+    Deno.chmodSync(temp, 0o755);
+    Deno.renameSync(temp, deno);
+  }
+  const check = await new Deno.Command(deno, { args: ["--version"], stdout: "piped" }).output();
+  const version = new TextDecoder().decode(check.stdout).split("\n")[0];
+  if (!check.success || !version.includes(PINNED_DENO_VERSION)) {
+    throw new Error(
+      `the installed deno at ${deno} does not run as deno ${PINNED_DENO_VERSION}: ${version}`,
+    );
+  }
+  const launcher = join(prefix, "odek");
+  const script = join(prefix, `.odek-${crypto.randomUUID()}`);
+  Deno.writeTextFileSync(script, launcherScript(root, launcher, deno), {
+    createNew: true,
+    mode: 0o755,
+  });
+  Deno.chmodSync(script, 0o755);
+  Deno.renameSync(script, launcher);
+  return { launcher, deno, how };
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { prefix: { type: "string" }, help: { type: "boolean", short: "h" } },
+  });
+  if (values.help) {
+    console.log(
+      "Usage: deno task install [--prefix <dir>]\n\nInstalls the odek command into <dir> (default: ~/.local/bin).",
+    );
+    Deno.exit(0);
+  }
+  const home = Deno.env.get("HOME");
+  const cwd = Deno.env.get("INIT_CWD") ?? Deno.cwd();
+  const prefix = values.prefix !== undefined
+    ? resolve(cwd, values.prefix)
+    : home
+    ? join(home, ".local", "bin")
+    : undefined;
+  if (prefix === undefined) {
+    console.error("odek: HOME is not set: give the directory with --prefix <dir>");
+    Deno.exit(2);
+  }
+  const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+  try {
+    const done = await install(root, prefix);
+    console.error(
+      `odek: installed ${done.launcher} (deno ${PINNED_DENO_VERSION} ${done.how} to ${done.deno})`,
+    );
+    const onPath = (Deno.env.get("PATH") ?? "").split(":").some((dir) => resolve(dir) === prefix);
+    if (!onPath) {
+      console.error(
+        `odek: ${prefix} is not on your PATH: add it, e.g. export PATH="${prefix}:$PATH"`,
+      );
+    }
+    console.error("odek: try it with: odek doctor");
+  } catch (error) {
+    console.error(`odek: install failed: ${(error as Error).message}`);
+    Deno.exit(1);
+  }
+}
