@@ -28,7 +28,9 @@ export type OdekErrorCode =
   | "INTERRUPTED"
   | "TOOL_CHILD_FAILED"
   /** A path odek checked was renamed or replaced before it was used (a race; nothing was run). */
-  | "PATH_CHANGED";
+  | "PATH_CHANGED"
+  /** An MCP server could not be started, reached or logged in to. */
+  | "MCP_SERVER_FAILED";
 
 /**
  * A runtime fault for the operator, with a stable `code` and an optional `cause`.

@@ -24,6 +24,7 @@ import { BackgroundJobs } from "./background_jobs.ts";
 import { runBackgroundTool } from "./_run_background_tool.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
 import { SandboxRefusals } from "./_sandbox_refusals.ts";
+import { type StdioServerProcess, StdioServers, type StdioServerSpec } from "./stdio_server.ts";
 import type { SandboxRefusal, ToolBroker, ToolInvocation, ToolResult } from "./tool_broker.ts";
 
 /** Options for {@linkcode SandboxBroker}. */
@@ -109,6 +110,8 @@ export class SandboxBroker implements ToolBroker {
   #warmed = false;
   /** Calls refused because a checked path changed (see `onSandboxRefusal`). */
   #refusals = new SandboxRefusals();
+  /** MCP stdio servers started for this broker's host (see `startServer`). */
+  #servers = new StdioServers();
 
   /** @param options context, workspace resolver, trust level and timeouts */
   constructor(options: SandboxBrokerOptions) {
@@ -354,11 +357,21 @@ export class SandboxBroker implements ToolBroker {
     }
   }
 
+  /**
+   * Start an MCP stdio server in its sandbox for the workspace (see `stdio_server.ts`); `close()`
+   * stops it. @throws {OdekError} as `StdioServers.start`, and `WORKSPACE_INVALID`
+   */
+  async startServer(spec: StdioServerSpec): Promise<StdioServerProcess> {
+    const workspace = await this.#options.resolveWorkspace();
+    return await this.#servers.start(spec, { ...this.#context, workspace });
+  }
+
   /** Kill every tool child and every shell sandbox in flight. Idempotent; later calls fail as data. */
   async close(): Promise<void> {
     this.#closed = true;
     for (const controller of this.#shells) controller.abort();
     await Promise.all([
+      this.#servers.close(),
       this.#pool.close(),
       this.#computePool.close(),
       this.#webPool.close(),

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { type McpServerConfig, McpServersSchema } from "./mcp_server_config.ts";
 import { PROVIDER_NAMES, type ProviderName } from "./provider_presets.ts";
 import { TrustLevelSchema } from "./trust_level.ts";
 
@@ -142,6 +143,11 @@ export const ConfigLayerSchema = z.strictObject({
     /** Estimated US dollars a run may spend (0 = off; needs both prices in `models.<id>`). */
     maxCostUsd: z.number().min(0).max(1_000_000).optional(),
   }).optional(),
+  /**
+   * MCP servers whose tools every run offers, by name (docs/mcp.md): a stdio program started in
+   * a sandbox, or an HTTP endpoint.
+   */
+  mcpServers: McpServersSchema.optional(),
 });
 /** One configuration layer. */
 export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
@@ -196,6 +202,8 @@ export interface OdekConfig {
     compactionMaxTokens: number;
   };
   network: { allowDomains: string[] };
+  /** MCP servers by name (docs/mcp.md). */
+  mcpServers: Record<string, McpServerConfig>;
 }
 
 /** What the config may say about one model. */
@@ -248,4 +256,5 @@ export const DEFAULT_CONFIG: OdekConfig = {
   },
   toolOutput: { maxBytes: 16_384, headBytes: 12_288, tailBytes: 4_096 },
   network: { allowDomains: [] },
+  mcpServers: {},
 };

@@ -1,0 +1,404 @@
+/**
+ * One MCP server of one session host (private to `mcp/`): its SDK client over a broker-started
+ * stdio process or Streamable HTTP (with OAuth), its tools, and its calls — each with a deadline
+ * (cancelled at the server when it passes), a response-size cap, the server's elicitations sent
+ * to the clarifier, and a restart when the server died since the last call.
+ *
+ * @module
+ */
+import {
+  Client,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  type Tool,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import type { Clarifier } from "../approval/clarifier.ts";
+import type { ElicitationAnswer } from "../approval/elicitation.ts";
+import type { StdioServerProcess } from "../broker/stdio_server.ts";
+import type { ToolBroker, ToolResult } from "../broker/tool_broker.ts";
+import {
+  type HttpMcpServerConfig,
+  isHttpServer,
+  MCP_SERVER_DEFAULTS,
+  type McpServerConfig,
+} from "../config/mcp_server_config.ts";
+import { z } from "zod";
+import { OdekError } from "../_util/odek_error.ts";
+import { CallTimers } from "./_call_timers.ts";
+import { cappedFetch } from "./_capped_fetch.ts";
+import { type AuthorizationOpener, McpOAuthProvider } from "./_oauth_provider.ts";
+import { resultText, type ToolResultLike } from "./_result_text.ts";
+import { launchHint, serverLogFile, stdioServerSpec } from "./_stdio_spec.ts";
+import { BrokerStdioTransport } from "./_stdio_transport.ts";
+import { toElicitationRequest, toElicitResult } from "./elicitation_request.ts";
+import type { OAuthStore } from "./oauth_store.ts";
+
+/** What a connection needs of its host and of odek. */
+export interface ServerConnectionOptions {
+  name: string;
+  config: McpServerConfig;
+  /** The host's broker (starts stdio servers). */
+  broker: ToolBroker;
+  workspace: string;
+  clarifier: Clarifier;
+  /** odek's environment (for `envNames` and the allow-list). */
+  env: Readonly<Record<string, string>>;
+  /** `ODEK_HOME/logs/mcp`. */
+  logDir: string;
+  store: OAuthStore;
+  opener?: AuthorizationOpener;
+  fetch?: typeof fetch;
+  allowDomains: readonly string[];
+  /** odek's version (the client info). */
+  version: string;
+}
+
+/** Pages of `tools/list` read at most. */
+const MAX_PAGES = 64;
+
+/** `tools/list` as odek reads it: each tool's fields are checked one by one later. */
+const ListedToolsSchema = z.object({
+  tools: z.array(
+    z.looseObject({
+      name: z.string().min(1).max(512),
+      description: z.string().optional().catch(undefined),
+      inputSchema: z.unknown(),
+    }),
+  ).max(10_000),
+  nextCursor: z.string().optional(),
+});
+
+/** Restarts of a server that died, per host. */
+const MAX_RESTARTS = 3;
+/** Authorizations tried for one request before it fails (a server that keeps asking). */
+const MAX_AUTHORIZATIONS = 2;
+/** Longest wait for the version probe of a stdio server that stays silent. */
+const PROBE_MS = 5_000;
+/** SDK timeouts are disabled: odek's own deadlines (which pause for the operator) apply. */
+const NO_SDK_TIMEOUT = 2_147_483_647;
+
+/** One server's client, tools and calls. */
+export class ServerConnection {
+  readonly name: string;
+  readonly #o: ServerConnectionOptions;
+  readonly #timers = new CallTimers();
+  readonly #timeoutMs: number;
+  #client: Client | undefined;
+  #transport: Transport | undefined;
+  #process: StdioServerProcess | undefined;
+  #oauth: McpOAuthProvider | undefined;
+  #alive = false;
+  #starts = 0;
+  #tools: Tool[] = [];
+  #notes: string[] = [];
+  /** The newest failure, for `odek mcp list`. */
+  lastError: string | undefined;
+
+  /** @param options the server and what it needs */
+  constructor(options: ServerConnectionOptions) {
+    this.#o = options;
+    this.name = options.name;
+    this.#timeoutMs = (options.config.timeoutSeconds ?? MCP_SERVER_DEFAULTS.timeoutSeconds) * 1000;
+  }
+
+  /** The tools the server listed at the last connect. */
+  get tools(): readonly Tool[] {
+    return this.#tools;
+  }
+
+  /** Whether a client is connected. */
+  get connected(): boolean {
+    return this.#alive;
+  }
+
+  /** The negotiated protocol revision. */
+  get protocolVersion(): string | undefined {
+    return this.#client?.getNegotiatedProtocolVersion();
+  }
+
+  /** Where the server's stderr (and stdout noise) goes. */
+  get logFile(): string {
+    return serverLogFile(this.#o.logDir, this.name);
+  }
+
+  /** A line of what the sandbox is: shown in approval prompts. */
+  get scope(): string {
+    const c = this.#o.config;
+    if (isHttpServer(c)) return `HTTP ${new URL(c.url).origin}`;
+    const writes = c.writablePaths?.length ? `writes ${c.writablePaths.join(", ")}` : "read-only";
+    return `stdio ${c.command} in a sandbox: workspace ${
+      c.writablePaths?.includes(".") ? "writable" : "read-only"
+    }, ${writes}, ${c.network ? "network through the egress proxy" : "no network"}`;
+  }
+
+  /**
+   * Start (or reach) the server, connect and list its tools.
+   *
+   * @throws {OdekError} `MCP_SERVER_FAILED` saying what failed (with the log's tail for a stdio
+   *   server that exited), and the broker's errors
+   */
+  async connect(): Promise<void> {
+    this.#starts += 1;
+    try {
+      if (isHttpServer(this.#o.config)) await this.#connectHttp(this.#o.config);
+      else await this.#connectStdio();
+      this.#tools = await this.#listTools();
+      this.lastError = undefined;
+    } catch (error) {
+      await this.close();
+      const failure = await this.#describe(error, "starting");
+      this.lastError = failure;
+      throw new OdekError("MCP_SERVER_FAILED", failure, { cause: error });
+    }
+  }
+
+  /**
+   * Call `tool` with `args`. Failures are results: `timeout` (the request was cancelled at the
+   * server), `interrupted`, `failed` (the server's error, a crash, an oversized response).
+   */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+    if (!this.#alive) {
+      if (this.#starts > MAX_RESTARTS) {
+        return failure("failed", `MCP server ${this.name} stopped and was restarted ${MAX_RESTARTS} times; it is not started again in this session. ${this.lastError ?? ""}`.trim());
+      }
+      try {
+        await this.connect();
+      } catch (error) {
+        return failure("failed", (error as Error).message);
+      }
+    }
+    this.#notes = [];
+    const definition = this.#tools.find((t) => t.name === tool);
+    let result: ToolResultLike;
+    try {
+      result = await this.#request(
+        (options) =>
+          this.#client!.callTool({ name: tool, arguments: args }, {
+            ...options,
+            // The definition listed (read leniently, so the SDK's own listing cache is empty).
+            ...(definition ? { toolDefinition: definition } : {}),
+          }),
+        signal,
+      ) as ToolResultLike;
+    } catch (error) {
+      if (signal.aborted) {
+        return failure("interrupted", `The call of ${tool} on MCP server ${this.name} was interrupted; a cancellation was sent to the server.`);
+      }
+      if (error instanceof CallTimeout) {
+        return failure("timeout", `MCP server ${this.name} did not answer ${tool} within ${this.#timeoutMs / 1000} s; the call was cancelled at the server.`);
+      }
+      return failure("failed", await this.#describe(error, `calling ${tool}`));
+    }
+    const max = this.#o.config.maxResultChars ?? MCP_SERVER_DEFAULTS.maxResultChars;
+    const text = [resultText(result, { server: this.name, tool }, max), ...this.#notes]
+      .filter((t) => t !== "").join("\n");
+    return result.isError ? failure("failed", text || `${tool} failed`) : { ok: true, output: text };
+  }
+
+  /** Close the client and stop the server (its whole process tree). Idempotent. */
+  async close(): Promise<void> {
+    this.#alive = false;
+    const client = this.#client;
+    this.#client = undefined;
+    this.#transport = undefined;
+    await client?.close().catch(() => {});
+    await this.#process?.stop(1000);
+    this.#process = undefined;
+    await this.#oauth?.close();
+  }
+
+  /**
+   * Every page of `tools/list`, read with a lenient schema: one tool with a broken schema must not
+   * lose the others (each tool's schema is checked on its own later).
+   */
+  async #listTools(): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const params = cursor === undefined ? {} : { cursor };
+      const listed = await this.#request((options) =>
+        this.#client!.request({ method: "tools/list", params }, ListedToolsSchema, options)
+      );
+      for (const tool of listed.tools) tools.push(tool as unknown as Tool);
+      cursor = listed.nextCursor;
+      if (cursor === undefined) return tools;
+    }
+    throw new Error(`tools/list had more than ${MAX_PAGES} pages`);
+  }
+
+  async #connectStdio(): Promise<void> {
+    const config = this.#o.config as Exclude<McpServerConfig, HttpMcpServerConfig>;
+    if (!this.#o.broker.startServer) {
+      throw new OdekError("MCP_SERVER_FAILED", `This session's broker cannot start programs, so MCP server ${this.name} cannot run`);
+    }
+    const spec = stdioServerSpec(this.name, config, { ...this.#o, logDir: this.#o.logDir });
+    const maxLineBytes = config.maxResponseBytes ?? MCP_SERVER_DEFAULTS.maxResponseBytes;
+    const start = async () => {
+      const process = await this.#o.broker.startServer!(spec);
+      this.#process = process;
+      return new BrokerStdioTransport(process, {
+        maxLineBytes,
+        noise: (line) => this.#log(line),
+      });
+    };
+    const client = this.#newClient();
+    try {
+      await client.connect(await start(), { timeout: this.#timeoutMs });
+    } catch (error) {
+      // A 2025 server that exits on the version probe: start it again and skip the probe.
+      if (!(error instanceof SdkError) || !/closed during the server\/discover probe/.test(error.message)) throw error;
+      await this.#process?.stop(500);
+      const legacy = this.#newClient();
+      await legacy.connect(await start(), { timeout: this.#timeoutMs, prior: { kind: "legacy" } });
+      return this.#adopt(legacy);
+    }
+    this.#adopt(client);
+  }
+
+  async #connectHttp(config: HttpMcpServerConfig): Promise<void> {
+    const max = config.maxResponseBytes ?? MCP_SERVER_DEFAULTS.maxResponseBytes;
+    const fetcher = cappedFetch(this.#o.fetch ?? fetch, max);
+    if (config.oauth !== false) {
+      this.#oauth ??= await McpOAuthProvider.open({
+        server: this.name,
+        config,
+        store: this.#o.store,
+        ...(this.#o.opener ? { opener: this.#o.opener } : {}),
+      });
+    }
+    for (let attempt = 0;; attempt++) {
+      const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+        fetch: fetcher,
+        ...(this.#oauth ? { authProvider: this.#oauth } : {}),
+        ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
+      });
+      const client = this.#newClient();
+      try {
+        await client.connect(transport, { timeout: this.#timeoutMs });
+        this.#transport = transport;
+        return this.#adopt(client);
+      } catch (error) {
+        if (!this.#oauth?.pending || attempt >= MAX_AUTHORIZATIONS) {
+          await client.close().catch(() => {});
+          throw error;
+        }
+        await transport.finishAuth(await this.#oauth.waitForCallback());
+        await client.close().catch(() => {});
+      }
+    }
+  }
+
+  #adopt(client: Client): void {
+    this.#client = client;
+    this.#alive = true;
+    client.onclose = () => {
+      if (this.#client === client) this.#alive = false;
+    };
+  }
+
+  #newClient(): Client {
+    const client = new Client({ name: "odek", version: this.#o.version }, {
+      capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
+      versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(PROBE_MS, this.#timeoutMs) } },
+    });
+    client.setRequestHandler("elicitation/create", async (request) => {
+      const params = request.params as Record<string, unknown>;
+      const answer = await this.#elicit(params);
+      return toElicitResult(answer) as never;
+    });
+    return client;
+  }
+
+  async #elicit(params: Record<string, unknown>): Promise<ElicitationAnswer> {
+    const source = `MCP server "${this.name}"`;
+    let answer: ElicitationAnswer;
+    this.#timers.pause();
+    try {
+      const request = toElicitationRequest(params, source);
+      answer = this.#o.clarifier.elicit
+        ? await this.#o.clarifier.elicit(request)
+        : { action: "decline", reason: "Nobody can answer forms in this run." };
+    } catch (error) {
+      answer = { action: "decline", reason: `odek could not ask: ${(error as Error).message}` };
+    } finally {
+      this.#timers.resume();
+    }
+    const asked = String(params.message ?? "").slice(0, 200);
+    this.#notes.push(
+      answer.action === "accept"
+        ? `[odek: ${source} asked the operator "${asked}"; the operator answered]`
+        : `[odek: ${source} asked the operator "${asked}"; ${answer.action === "decline" ? "declined" : "cancelled"}: ${answer.reason}]`,
+    );
+    return answer;
+  }
+
+  /**
+   * One request with odek's deadline (paused during elicitations) and the caller's signal; an
+   * authorization the server asks for mid-session (a scope step-up) is run and the request tried
+   * again.
+   */
+  async #request<T>(
+    send: (options: { signal: AbortSignal; timeout: number }) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    for (let attempt = 0;; attempt++) {
+      const timer = this.#timers.start(this.#timeoutMs);
+      const both = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
+      try {
+        return await send({ signal: both, timeout: NO_SDK_TIMEOUT });
+      } catch (error) {
+        if (timer.expired) throw new CallTimeout();
+        if (!this.#oauth?.pending || attempt >= MAX_AUTHORIZATIONS || !this.#transport) throw error;
+        const transport = this.#transport as StreamableHTTPClientTransport;
+        await transport.finishAuth(await this.#oauth.waitForCallback(signal));
+      } finally {
+        timer.clear();
+      }
+    }
+  }
+
+  /** What failed, for the model and the operator (the stdio log's tail when it exited). */
+  async #describe(error: unknown, doing: string): Promise<string> {
+    const message = error instanceof Error ? error.message : String(error);
+    const closed = error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed ||
+      /connection closed|closed during/i.test(message);
+    const process = this.#process;
+    if (closed && process) {
+      const code = await Promise.race([process.exited, new Promise<null>((r) => setTimeout(() => r(null), 1000))]);
+      const tail = await logTail(process.logFile);
+      const config = this.#o.config;
+      const hint = isHttpServer(config) ? "" : launchHint(config);
+      return `MCP server ${this.name} exited${code === null ? "" : ` (exit code ${code})`} while ${doing}.${tail ? ` Its last output: ${tail}` : ""} Log: ${process.logFile}.${hint}`;
+    }
+    if (error instanceof OdekError) return error.message;
+    return `MCP server ${this.name} failed while ${doing}: ${message}`;
+  }
+
+  #log(line: string): void {
+    Deno.writeTextFile(this.logFile, `${line}\n`, { append: true, mode: 0o600 }).catch(() => {});
+  }
+}
+
+/** Marks a request odek's deadline ended. */
+class CallTimeout extends Error {}
+
+function failure(kind: "failed" | "timeout" | "interrupted", message: string): ToolResult {
+  return { ok: false, error: { kind, message } };
+}
+
+/** The last lines of the log written since the server's last start (at most 600 characters). */
+async function logTail(file: string): Promise<string> {
+  try {
+    const text = await Deno.readTextFile(file);
+    const since = text.slice(text.lastIndexOf("--- "));
+    const lines = since.split("\n").slice(1).filter((l) =>
+      l.trim() !== "" && !l.startsWith("stdout")
+    );
+    return lines.slice(-5).join(" | ").slice(-600);
+  } catch {
+    return "";
+  }
+}
+
