@@ -127,7 +127,9 @@ function prompt(field: ElicitationField, fallback: ElicitationValue | undefined)
   if (field.description) lines.push(`    ${escapeLine(field.description)}`);
   if (field.type === "enum" || field.type === "multi_enum") {
     field.options.forEach((o, i) =>
-      lines.push(`    ${i + 1}) ${escapeLine(o.label)}${o.label === o.value ? "" : ` [${o.value}]`}`)
+      lines.push(
+        `    ${i + 1}) ${escapeLine(o.label)}${o.label === o.value ? "" : ` [${o.value}]`}`,
+      )
     );
   }
   const shown = fallback === undefined

@@ -12,6 +12,7 @@ import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
 import { parseRunFlags, type RunFlags } from "./parse_run_flags.ts";
 import { openEventsSink } from "./run_command.ts";
+import { cliMcpTools } from "./cli_mcp_tools.ts";
 import { terminalOperator } from "./terminal_operator.ts";
 
 /**
@@ -69,6 +70,7 @@ export async function continueSession(
   id: string,
   message: string | undefined,
 ): Promise<number> {
+  const operator = await terminalOperator(flags.yes);
   await using host = await runtime.openSession({ sessionId: id }, {
     ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
     dedicatedWorkspace: flags.dedicatedWorkspace,
@@ -77,7 +79,8 @@ export async function continueSession(
     ...(flags.layer.baseUrl !== undefined ? { baseUrl: flags.layer.baseUrl } : {}),
     ...(flags.record !== undefined ? { record: flags.record } : {}),
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
-    ...(await terminalOperator(flags.yes)),
+    ...operator,
+    tools: cliMcpTools(runtime, io, operator.clarifier),
   });
   // An existing session is not written to before its run starts: the sink can come second.
   await using events = await openEventsSink(runtime, flags, io);

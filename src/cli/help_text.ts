@@ -6,7 +6,7 @@
 
 /** Help per command (`main` for `odek --help`). */
 export const HELP_TEXT: Record<
-  "main" | "run" | "continue" | "sessions" | "classify" | "doctor",
+  "main" | "run" | "continue" | "sessions" | "classify" | "doctor" | "mcp",
   string
 > = {
   main: `odek — an autonomous agent runtime whose tools run in permission-scoped sandboxes
@@ -17,6 +17,7 @@ Usage:
   odek sessions list|show|export|delete
   odek classify "<command>"          show how a shell command is classified, and the decision
   odek doctor                        check the sandbox layers, versions and the workspace
+  odek mcp list|login|logout         the configured MCP servers, their tools, OAuth logins
   odek --version
 
 Run "odek <command> --help" for the flags of a command. Docs: docs/cli.md`,
@@ -104,4 +105,19 @@ Flags:
   --add-dir <dir>[:ro]    also check this added directory (repeatable)
   --json                  print the report as one JSON object
   -h, --help              show this help`,
+  mcp: `Usage: odek mcp <list|login|logout> [server] [flags]
+
+  list              the servers of "mcpServers" (ODEK_HOME/config.jsonc): their kind and
+                    sandbox, state, tools and last error as the last session saw them, and
+                    whether an HTTP server is logged in
+  login <server>    log in to an HTTP server now (OAuth 2.1): prints the authorization URL
+                    (and opens it when a browser is available), waits for the redirect to
+                    odek's loopback listener, stores the tokens (ODEK_HOME/mcp/oauth, 0600)
+  logout <server>   forget the server's tokens and client registration
+
+Flags:
+  --json            list: print JSON
+  -h, --help        show this help
+
+Servers start with each session (in a sandbox for a stdio server); see docs/mcp.md.`,
 };

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { isSecretName } from "../_util/is_secret_name.ts";
 
 /** A server's name: what the model sees before `__`, and the key in `mcpServers`. */
 export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,29}$/;
@@ -128,4 +129,46 @@ export const McpServersSchema = z.record(
  */
 export function isHttpServer(config: McpServerConfig): config is HttpMcpServerConfig {
   return "url" in config;
+}
+
+/**
+ * The secrets written into `mcpServers` (values of secret-named `env` entries and headers,
+ * `Authorization` and `Cookie` headers with and without their scheme, client secrets), for the
+ * redactor of every sink.
+ *
+ * @param servers `mcpServers`
+ * @returns the values to redact
+ *
+ * @example
+ * ```ts
+ * import { mcpSecretValues } from "./mcp_server_config.ts";
+ * const secrets = mcpSecretValues({
+ *   gh: { command: "node", env: { GITHUB_TOKEN: "ghp_x1", LOG_LEVEL: "debug" } },
+ *   api: { url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer t0ken" } },
+ * });
+ * if (secrets.includes("debug") || !secrets.includes("ghp_x1") || !secrets.includes("t0ken")) {
+ *   throw new Error(secrets.join());
+ * }
+ * ```
+ */
+export function mcpSecretValues(servers: Readonly<Record<string, McpServerConfig>>): string[] {
+  const out: string[] = [];
+  for (const config of Object.values(servers)) {
+    if (isHttpServer(config)) {
+      for (const [name, value] of Object.entries(config.headers ?? {})) {
+        if (!isSecretName(name) && !/^(authorization|cookie|proxy-authorization)$/i.test(name)) {
+          continue;
+        }
+        out.push(value);
+        const scheme = /^\S+\s+(\S.*)$/.exec(value);
+        if (scheme) out.push(scheme[1]);
+      }
+      if (config.oauth && config.oauth.clientSecret) out.push(config.oauth.clientSecret);
+    } else {
+      for (const [name, value] of Object.entries(config.env ?? {})) {
+        if (isSecretName(name)) out.push(value);
+      }
+    }
+  }
+  return out.filter((value) => value.length >= 4);
 }

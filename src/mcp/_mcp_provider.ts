@@ -152,7 +152,10 @@ export class McpToolProvider implements ToolProvider, AsyncDisposable {
     if (!entry) {
       return {
         ok: false,
-        error: { kind: "unknown_tool", message: `${invocation.name} is not an MCP tool of this run` },
+        error: {
+          kind: "unknown_tool",
+          message: `${invocation.name} is not an MCP tool of this run`,
+        },
       };
     }
     const result = await entry.connection.call(entry.tool, invocation.args, signal);

@@ -31,7 +31,9 @@ export function resultText(
   }
   const text = parts.join("\n");
   if (text.length <= maxChars) return text;
-  return `${text.slice(0, maxChars)}\n[odek: result truncated — server "${where.server}" tool "${where.tool}" produced ${text.length} chars, exceeding the configured max_result_chars=${maxChars}; the full result is available via the retained artifact references, if any]`;
+  return `${
+    text.slice(0, maxChars)
+  }\n[odek: result truncated — server "${where.server}" tool "${where.tool}" produced ${text.length} chars, exceeding the configured max_result_chars=${maxChars}; the full result is available via the retained artifact references, if any]`;
 }
 
 function blockText(block: Record<string, unknown>): string {
@@ -44,15 +46,15 @@ function blockText(block: Record<string, unknown>): string {
       return `[${block.type}: ${String(block.mimeType ?? "unknown type")}, ${bytes} bytes]`;
     }
     case "resource_link":
-      return `[resource: ${String(block.uri ?? "")}${block.name ? ` (${String(block.name)})` : ""}]`;
+      return `[resource: ${String(block.uri ?? "")}${
+        block.name ? ` (${String(block.name)})` : ""
+      }]`;
     case "resource": {
       const resource = (block.resource ?? {}) as Record<string, unknown>;
       if (typeof resource.text === "string") {
         return `[resource ${String(resource.uri ?? "")}]\n${resource.text}`;
       }
-      const size = typeof resource.blob === "string"
-        ? Math.floor(resource.blob.length * 3 / 4)
-        : 0;
+      const size = typeof resource.blob === "string" ? Math.floor(resource.blob.length * 3 / 4) : 0;
       return `[resource ${String(resource.uri ?? "")}: ${
         String(resource.mimeType ?? "binary")
       }, ${size} bytes]`;

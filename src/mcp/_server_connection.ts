@@ -9,13 +9,11 @@
 import {
   Client,
   SdkError,
-  SdkErrorCode,
   StreamableHTTPClientTransport,
   type Tool,
   type Transport,
 } from "@modelcontextprotocol/client";
 import type { Clarifier } from "../approval/clarifier.ts";
-import type { ElicitationAnswer } from "../approval/elicitation.ts";
 import type { StdioServerProcess } from "../broker/stdio_server.ts";
 import type { ToolBroker, ToolResult } from "../broker/tool_broker.ts";
 import {
@@ -30,9 +28,10 @@ import { CallTimers } from "./_call_timers.ts";
 import { cappedFetch } from "./_capped_fetch.ts";
 import { type AuthorizationOpener, McpOAuthProvider } from "./_oauth_provider.ts";
 import { resultText, type ToolResultLike } from "./_result_text.ts";
-import { launchHint, serverLogFile, stdioServerSpec } from "./_stdio_spec.ts";
+import { serverLogFile, stdioServerSpec } from "./_stdio_spec.ts";
 import { BrokerStdioTransport } from "./_stdio_transport.ts";
-import { toElicitationRequest, toElicitResult } from "./elicitation_request.ts";
+import { askOperator, createServerClient } from "./_server_client.ts";
+import { describeFailure } from "./_describe_failure.ts";
 import type { OAuthStore } from "./oauth_store.ts";
 
 /** What a connection needs of its host and of odek. */
@@ -158,10 +157,19 @@ export class ServerConnection {
    * Call `tool` with `args`. Failures are results: `timeout` (the request was cancelled at the
    * server), `interrupted`, `failed` (the server's error, a crash, an oversized response).
    */
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+  async call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<ToolResult> {
     if (!this.#alive) {
       if (this.#starts > MAX_RESTARTS) {
-        return failure("failed", `MCP server ${this.name} stopped and was restarted ${MAX_RESTARTS} times; it is not started again in this session. ${this.lastError ?? ""}`.trim());
+        return failure(
+          "failed",
+          `MCP server ${this.name} stopped and was restarted ${MAX_RESTARTS} times; it is not started again in this session. ${
+            this.lastError ?? ""
+          }`.trim(),
+        );
       }
       try {
         await this.connect();
@@ -184,17 +192,27 @@ export class ServerConnection {
       ) as ToolResultLike;
     } catch (error) {
       if (signal.aborted) {
-        return failure("interrupted", `The call of ${tool} on MCP server ${this.name} was interrupted; a cancellation was sent to the server.`);
+        return failure(
+          "interrupted",
+          `The call of ${tool} on MCP server ${this.name} was interrupted; a cancellation was sent to the server.`,
+        );
       }
       if (error instanceof CallTimeout) {
-        return failure("timeout", `MCP server ${this.name} did not answer ${tool} within ${this.#timeoutMs / 1000} s; the call was cancelled at the server.`);
+        return failure(
+          "timeout",
+          `MCP server ${this.name} did not answer ${tool} within ${
+            this.#timeoutMs / 1000
+          } s; the call was cancelled at the server.`,
+        );
       }
       return failure("failed", await this.#describe(error, `calling ${tool}`));
     }
     const max = this.#o.config.maxResultChars ?? MCP_SERVER_DEFAULTS.maxResultChars;
     const text = [resultText(result, { server: this.name, tool }, max), ...this.#notes]
       .filter((t) => t !== "").join("\n");
-    return result.isError ? failure("failed", text || `${tool} failed`) : { ok: true, output: text };
+    return result.isError
+      ? failure("failed", text || `${tool} failed`)
+      : { ok: true, output: text };
   }
 
   /** Close the client and stop the server (its whole process tree). Idempotent. */
@@ -231,7 +249,10 @@ export class ServerConnection {
   async #connectStdio(): Promise<void> {
     const config = this.#o.config as Exclude<McpServerConfig, HttpMcpServerConfig>;
     if (!this.#o.broker.startServer) {
-      throw new OdekError("MCP_SERVER_FAILED", `This session's broker cannot start programs, so MCP server ${this.name} cannot run`);
+      throw new OdekError(
+        "MCP_SERVER_FAILED",
+        `This session's broker cannot start programs, so MCP server ${this.name} cannot run`,
+      );
     }
     const spec = stdioServerSpec(this.name, config, { ...this.#o, logDir: this.#o.logDir });
     const maxLineBytes = config.maxResponseBytes ?? MCP_SERVER_DEFAULTS.maxResponseBytes;
@@ -248,7 +269,10 @@ export class ServerConnection {
       await client.connect(await start(), { timeout: this.#timeoutMs });
     } catch (error) {
       // A 2025 server that exits on the version probe: start it again and skip the probe.
-      if (!(error instanceof SdkError) || !/closed during the server\/discover probe/.test(error.message)) throw error;
+      if (
+        !(error instanceof SdkError) ||
+        !/closed during the server\/discover probe/.test(error.message)
+      ) throw error;
       await this.#process?.stop(500);
       const legacy = this.#newClient();
       await legacy.connect(await start(), { timeout: this.#timeoutMs, prior: { kind: "legacy" } });
@@ -299,39 +323,20 @@ export class ServerConnection {
   }
 
   #newClient(): Client {
-    const client = new Client({ name: "odek", version: this.#o.version }, {
-      capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
-      versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(PROBE_MS, this.#timeoutMs) } },
+    return createServerClient({
+      version: this.#o.version,
+      probeMs: Math.min(PROBE_MS, this.#timeoutMs),
+      elicit: async (params) => {
+        this.#timers.pause();
+        try {
+          const { answer, note } = await askOperator(params, this.name, this.#o.clarifier);
+          this.#notes.push(note);
+          return answer;
+        } finally {
+          this.#timers.resume();
+        }
+      },
     });
-    client.setRequestHandler("elicitation/create", async (request) => {
-      const params = request.params as Record<string, unknown>;
-      const answer = await this.#elicit(params);
-      return toElicitResult(answer) as never;
-    });
-    return client;
-  }
-
-  async #elicit(params: Record<string, unknown>): Promise<ElicitationAnswer> {
-    const source = `MCP server "${this.name}"`;
-    let answer: ElicitationAnswer;
-    this.#timers.pause();
-    try {
-      const request = toElicitationRequest(params, source);
-      answer = this.#o.clarifier.elicit
-        ? await this.#o.clarifier.elicit(request)
-        : { action: "decline", reason: "Nobody can answer forms in this run." };
-    } catch (error) {
-      answer = { action: "decline", reason: `odek could not ask: ${(error as Error).message}` };
-    } finally {
-      this.#timers.resume();
-    }
-    const asked = String(params.message ?? "").slice(0, 200);
-    this.#notes.push(
-      answer.action === "accept"
-        ? `[odek: ${source} asked the operator "${asked}"; the operator answered]`
-        : `[odek: ${source} asked the operator "${asked}"; ${answer.action === "decline" ? "declined" : "cancelled"}: ${answer.reason}]`,
-    );
-    return answer;
   }
 
   /**
@@ -360,20 +365,13 @@ export class ServerConnection {
   }
 
   /** What failed, for the model and the operator (the stdio log's tail when it exited). */
-  async #describe(error: unknown, doing: string): Promise<string> {
-    const message = error instanceof Error ? error.message : String(error);
-    const closed = error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed ||
-      /connection closed|closed during/i.test(message);
-    const process = this.#process;
-    if (closed && process) {
-      const code = await Promise.race([process.exited, new Promise<null>((r) => setTimeout(() => r(null), 1000))]);
-      const tail = await logTail(process.logFile);
-      const config = this.#o.config;
-      const hint = isHttpServer(config) ? "" : launchHint(config);
-      return `MCP server ${this.name} exited${code === null ? "" : ` (exit code ${code})`} while ${doing}.${tail ? ` Its last output: ${tail}` : ""} Log: ${process.logFile}.${hint}`;
-    }
-    if (error instanceof OdekError) return error.message;
-    return `MCP server ${this.name} failed while ${doing}: ${message}`;
+  #describe(error: unknown, doing: string): Promise<string> {
+    return describeFailure(error, {
+      server: this.name,
+      doing,
+      config: this.#o.config,
+      ...(this.#process ? { process: this.#process } : {}),
+    });
   }
 
   #log(line: string): void {
@@ -387,18 +385,3 @@ class CallTimeout extends Error {}
 function failure(kind: "failed" | "timeout" | "interrupted", message: string): ToolResult {
   return { ok: false, error: { kind, message } };
 }
-
-/** The last lines of the log written since the server's last start (at most 600 characters). */
-async function logTail(file: string): Promise<string> {
-  try {
-    const text = await Deno.readTextFile(file);
-    const since = text.slice(text.lastIndexOf("--- "));
-    const lines = since.split("\n").slice(1).filter((l) =>
-      l.trim() !== "" && !l.startsWith("stdout")
-    );
-    return lines.slice(-5).join(" | ").slice(-600);
-  } catch {
-    return "";
-  }
-}
-

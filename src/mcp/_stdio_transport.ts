@@ -155,7 +155,9 @@ export class BrokerStdioTransport implements Transport {
     const head = new TextDecoder().decode(line.head);
     const id = head.match(/"id"\s*:\s*(\d+|"(?:[^"\\]|\\.){0,200}")/)?.[1];
     this.#noise(
-      `${head.slice(0, 200)}… (a line of ${line.bytes} bytes, more than the ${this.#options.maxLineBytes} allowed: dropped)`,
+      `${
+        head.slice(0, 200)
+      }… (a line of ${line.bytes} bytes, more than the ${this.#options.maxLineBytes} allowed: dropped)`,
     );
     if (id === undefined || !/"(result|error)"\s*:/.test(head)) return;
     this.onmessage?.({

@@ -258,13 +258,15 @@ function inferType(schema: Json): string | undefined {
   }
   if (schema.items !== undefined) return "array";
   if (Array.isArray(schema.enum) && schema.enum.length > 0) {
-    const kinds = new Set(schema.enum.map((v) =>
-      v === null
-        ? "null"
-        : typeof v === "number"
-        ? (Number.isInteger(v) ? "integer" : "number")
-        : typeof v
-    ));
+    const kinds = new Set(
+      schema.enum.map((v) =>
+        v === null
+          ? "null"
+          : typeof v === "number"
+          ? (Number.isInteger(v) ? "integer" : "number")
+          : typeof v
+      ),
+    );
     if (kinds.size === 1) {
       const kind = [...kinds][0];
       return TYPES.has(kind) ? kind : undefined;

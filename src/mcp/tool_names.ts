@@ -84,7 +84,9 @@ export function assignToolNames<T>(
   for (const [name, group] of byName) {
     if (taken.has(name)) {
       refused.push(
-        `MCP server ${group[0].server}'s tool "${group[0].tool}" would be named ${name}, which is a built-in tool: it is not offered`,
+        `MCP server ${group[0].server}'s tool "${
+          group[0].tool
+        }" would be named ${name}, which is a built-in tool: it is not offered`,
       );
       continue;
     }

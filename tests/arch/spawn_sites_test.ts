@@ -28,6 +28,10 @@ const SITES: Record<string, string[]> = {
   "src/broker/_terminate.ts": ["a fixed bash script that signals a process tree by pid"],
   "src/broker/find_pids_cgroup.ts": ["a fixed probe script for a usable pids cgroup"],
   "src/broker/_kill_sandbox.ts": ["a fixed bash script that walks /proc to kill a sandbox"],
+  "src/broker/stdio_server.ts": ["cwd"], // setsid running an MCP server's bwrap sandbox
+  "src/broker/open_in_browser.ts": [
+    "xdg-open <http(s) URL>: the operator's browser for an OAuth login, cwd /, fixed argv",
+  ],
 };
 
 /** The code of each spawn call (from the call to the end of its options), comments dropped. */

@@ -88,7 +88,10 @@ export async function mcpFixture(options: McpFixtureOptions): Promise<McpFixture
       tools: [(host) => {
         const factory = mcpTools({
           servers,
-          clarifier: { ask: (q, s) => clarifier.ask(q, s), elicit: (r, s) => clarifier.elicit!(r, s) },
+          clarifier: {
+            ask: (q, s) => clarifier.ask(q, s),
+            elicit: (r, s) => clarifier.elicit!(r, s),
+          },
           env: {},
           odekHome: f.odekHome,
           allowDomains: [],
