@@ -18,8 +18,8 @@ import { ODEK_VERSION } from "./version.ts";
  * @param runtime the command's runtime (its configuration and `ODEK_HOME`)
  * @param io where warnings go, and the environment servers may take variables from
  * @param clarifier who answers the servers' elicitations (the host's clarifier)
- * @param opener the browser step of an OAuth login; without it a server that needs one fails
- *   with `run "odek mcp login <server>"`
+ * @param options `opener`: the browser step of an OAuth login (without it a server that needs
+ *   one fails with `run "odek mcp login <server>"`); `fetch` of HTTP servers (tests)
  * @returns the sources for `openSession(target, { tools })`
  *
  * @example
@@ -32,7 +32,7 @@ export function cliMcpTools(
   runtime: Runtime,
   io: CliIO,
   clarifier: Clarifier,
-  opener?: AuthorizationOpener,
+  options: { opener?: AuthorizationOpener; fetch?: typeof fetch } = {},
 ): ToolProviderSource[] {
   const factory = mcpTools({
     servers: runtime.config.mcpServers,
@@ -41,7 +41,8 @@ export function cliMcpTools(
     odekHome: runtime.paths.odekHome,
     allowDomains: runtime.config.network.allowDomains,
     version: ODEK_VERSION,
-    ...(opener ? { opener } : {}),
+    ...(options.opener ? { opener: options.opener } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
     warn: (message) => io.stderr.write(`odek: warning: ${terminalSafe(message)}\n`),
   });
   return factory ? [factory] : [];

@@ -108,7 +108,9 @@ async function list(
   for (const [name, config] of Object.entries(servers)) {
     const seen = status[name];
     const login = isHttpServer(config) && config.oauth !== false
-      ? ((await store.load(name, config.url))?.tokens ? "logged in" : "not logged in")
+      ? (Object.keys((await store.load(name, config.url))?.tokens ?? {}).length > 0
+        ? "logged in"
+        : "not logged in")
       : undefined;
     rows.push({
       name,

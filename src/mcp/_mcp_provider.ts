@@ -90,6 +90,7 @@ export class McpToolProvider implements ToolProvider, AsyncDisposable {
     }));
     const candidates = [];
     for (const connection of connections.filter((_, i) => started[i])) {
+      for (const why of connection.dropped) warn(why);
       const config = options.servers[connection.name];
       for (const tool of connection.tools) {
         const normal = normalizeToolSchema(tool.inputSchema);

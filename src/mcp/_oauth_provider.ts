@@ -8,6 +8,7 @@
  * @module
  */
 import type {
+  OAuthClientInformationContext,
   OAuthClientMetadata,
   OAuthClientProvider,
   OAuthDiscoveryState,
@@ -99,24 +100,41 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return this.#state;
   }
 
-  clientInformation(): StoredOAuthClientInformation | undefined {
+  /**
+   * The registration for the authorization server `ctx.issuer` (credentials are bound to the
+   * issuer that made them, SEP-2352: a server that moved to another authorization server gets a
+   * new registration), or the configured client id.
+   */
+  clientInformation(ctx?: OAuthClientInformationContext): StoredOAuthClientInformation | undefined {
     const { clientId, clientSecret } = this.#oauth;
     if (clientId) {
       return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}) };
     }
-    return this.#record.client as StoredOAuthClientInformation | undefined;
+    const key = ctx?.issuer ?? this.#record.issuer ?? "";
+    return this.#record.clients?.[key] as StoredOAuthClientInformation | undefined;
   }
 
-  async saveClientInformation(info: StoredOAuthClientInformation): Promise<void> {
-    await this.#save({ client: { ...info } });
+  async saveClientInformation(
+    info: StoredOAuthClientInformation,
+    ctx?: OAuthClientInformationContext,
+  ): Promise<void> {
+    const key = ctx?.issuer ?? issuerOf(info) ?? "";
+    await this.#save({ clients: { ...this.#record.clients, [key]: { ...info } } });
   }
 
-  tokens(): StoredOAuthTokens | undefined {
-    return this.#record.tokens as StoredOAuthTokens | undefined;
+  /** The tokens of `ctx.issuer`; without it, the newest (the transport's per-request read). */
+  tokens(ctx?: OAuthClientInformationContext): StoredOAuthTokens | undefined {
+    const key = ctx?.issuer ?? this.#record.issuer ?? "";
+    return this.#record.tokens?.[key] as StoredOAuthTokens | undefined;
   }
 
-  async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
-    await this.#save({ tokens: { ...tokens }, savedAt: Date.now() });
+  async saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): Promise<void> {
+    const key = ctx?.issuer ?? issuerOf(tokens) ?? "";
+    await this.#save({
+      tokens: { ...this.#record.tokens, [key]: { ...tokens } },
+      issuer: key,
+      savedAt: Date.now(),
+    });
   }
 
   discoveryState(): OAuthDiscoveryState | undefined {
@@ -168,7 +186,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (scope === "verifier") return void (this.#verifier = undefined);
     const next: OAuthRecord = { ...this.#record };
     if (scope === "all" || scope === "tokens") delete next.tokens;
-    if (scope === "all" || scope === "client") delete next.client;
+    if (scope === "all" || scope === "client") delete next.clients;
     if (scope === "all" || scope === "discovery") delete next.discovery;
     this.#record = next;
     await this.#options.store.save(this.#options.server, next);
@@ -218,7 +236,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   #listen(): Deno.NetAddr {
     if (this.#listener) return this.#listener.addr;
-    const stored = (this.#record.client?.redirect_uris as string[] | undefined)?.[0];
+    const stored = Object.values(this.#record.clients ?? {})
+      .flatMap((c) => (c.redirect_uris as string[] | undefined) ?? [])[0];
     const storedPort = stored ? Number(new URL(stored).port) : 0;
     const port = this.#oauth.callbackPort ?? storedPort;
     const serve = (p: number) =>
@@ -275,4 +294,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.#record = { ...this.#record, ...part, serverUrl: this.#url };
     await this.#options.store.save(this.#options.server, this.#record);
   }
+}
+
+function issuerOf(value: object): string | undefined {
+  const issuer = (value as { issuer?: unknown }).issuer;
+  return typeof issuer === "string" ? issuer : undefined;
 }

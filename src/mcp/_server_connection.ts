@@ -30,6 +30,7 @@ import { type AuthorizationOpener, McpOAuthProvider } from "./_oauth_provider.ts
 import { resultText, type ToolResultLike } from "./_result_text.ts";
 import { serverLogFile, stdioServerSpec } from "./_stdio_spec.ts";
 import { BrokerStdioTransport } from "./_stdio_transport.ts";
+import { invalidXMcpHeader } from "./_x_mcp_header.ts";
 import { askOperator, createServerClient } from "./_server_client.ts";
 import { describeFailure } from "./_describe_failure.ts";
 import type { OAuthStore } from "./oauth_store.ts";
@@ -94,6 +95,8 @@ export class ServerConnection {
   #notes: string[] = [];
   /** The newest failure, for `odek mcp list`. */
   lastError: string | undefined;
+  /** Why tools of the last listing were left out (SEP-2243 header declarations). */
+  dropped: string[] = [];
 
   /** @param options the server and what it needs */
   constructor(options: ServerConnectionOptions) {
@@ -241,9 +244,22 @@ export class ServerConnection {
       );
       for (const tool of listed.tools) tools.push(tool as unknown as Tool);
       cursor = listed.nextCursor;
-      if (cursor === undefined) return tools;
+      if (cursor === undefined) return this.#headerChecked(tools);
     }
     throw new Error(`tools/list had more than ${MAX_PAGES} pages`);
+  }
+
+  /** On a 2026 HTTP connection, tools with invalid `x-mcp-header` declarations are left out. */
+  #headerChecked(tools: Tool[]): Tool[] {
+    this.dropped = [];
+    if (this.#client?.getProtocolEra() !== "modern" || !isHttpServer(this.#o.config)) return tools;
+    return tools.filter((tool) => {
+      const fault = invalidXMcpHeader(tool.inputSchema);
+      if (fault) {
+        this.dropped.push(`MCP server ${this.name}'s tool "${tool.name}" is left out: ${fault}`);
+      }
+      return fault === undefined;
+    });
   }
 
   async #connectStdio(): Promise<void> {
@@ -283,7 +299,21 @@ export class ServerConnection {
 
   async #connectHttp(config: HttpMcpServerConfig): Promise<void> {
     const max = config.maxResponseBytes ?? MCP_SERVER_DEFAULTS.maxResponseBytes;
-    const fetcher = cappedFetch(this.#o.fetch ?? fetch, max);
+    const base = this.#o.fetch ?? fetch;
+    const endpoint = new URL(config.url);
+    // The server refused a token it had: the authorization server may have changed, so the
+    // cached discovery is dropped before the SDK handles the 401 (SEP-2352; the SDK leaves this
+    // to the host).
+    const watched: typeof fetch = async (input, init) => {
+      const response = await base(input, init);
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const mcp = url.origin === endpoint.origin && url.pathname === endpoint.pathname;
+      if (response.status === 401 && mcp && this.#oauth?.tokens()) {
+        await this.#oauth.invalidateCredentials("discovery");
+      }
+      return response;
+    };
+    const fetcher = cappedFetch(watched, max);
     if (config.oauth !== false) {
       this.#oauth ??= await McpOAuthProvider.open({
         server: this.name,

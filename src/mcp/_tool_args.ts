@@ -32,7 +32,8 @@ export function mcpToolArgs(schema: Json): ArgsSchema {
         }
         for (const [name, item] of Object.entries(args)) {
           const sub = properties[name];
-          if (sub === undefined) continue;
+          // An optional property sent as null means "not given" to most servers: let it through.
+          if (sub === undefined || (item === null && !required.includes(name))) continue;
           const problem = typeProblem(sub, item);
           if (problem) issues.push({ message: problem, path: [name] });
         }

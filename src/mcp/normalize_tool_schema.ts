@@ -66,7 +66,8 @@ type Json = Record<string, unknown>;
  *   `enum`; `prefixItems` (and draft-4 tuple `items`) become `items` with `anyOf`;
  * - a missing `type` is inferred (`properties` → object, `items` → array, `enum` → its values);
  * - 2020-12 keywords providers reject (`$defs`, `unevaluatedProperties`, `dependentSchemas`,
- *   `if`/`then`/`else`, …) are dropped; descriptions are capped at 1024 characters;
+ *   `if`/`then`/`else`, …) and extensions (`x-…`, such as `x-mcp-header`) are dropped;
+ *   descriptions are capped at 1024 characters;
  * - the top level is an object schema with `properties` (a top-level `anyOf` of objects is
  *   merged into one object whose properties are all optional).
  *
@@ -127,7 +128,7 @@ function walk(node: unknown, state: State, depth: number): Json {
   if (typeof node.$ref === "string") return reference(node, state, depth);
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
-    if (DROPPED.has(key)) continue;
+    if (DROPPED.has(key) || key.startsWith("x-")) continue;
     switch (key) {
       case "properties": {
         if (!isObject(value)) throw new Error("has properties that are not an object");

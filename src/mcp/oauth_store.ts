@@ -13,10 +13,15 @@ import { z } from "zod";
 export interface OAuthRecord {
   /** The MCP server URL the record belongs to (another URL: the record is ignored). */
   serverUrl: string;
-  /** The client registration (dynamic, or a metadata-document client id). */
-  client?: Record<string, unknown>;
-  /** The tokens (`access_token`, `refresh_token`, `expires_in`, `scope`, `issuer`, …). */
-  tokens?: Record<string, unknown>;
+  /**
+   * Client registrations by the issuer of the authorization server they were made with (SEP-2352:
+   * credentials are bound to their issuer; `""` when unknown).
+   */
+  clients?: Record<string, Record<string, unknown>>;
+  /** Tokens (`access_token`, `refresh_token`, `expires_in`, `scope`, …) by issuer. */
+  tokens?: Record<string, Record<string, unknown>>;
+  /** The issuer of the newest tokens. */
+  issuer?: string;
   /** Protected-resource and authorization-server discovery results. */
   discovery?: Record<string, unknown>;
   /** When the tokens were saved (ms since the epoch), to judge their age. */
@@ -25,8 +30,9 @@ export interface OAuthRecord {
 
 const RecordSchema: z.ZodType<OAuthRecord> = z.object({
   serverUrl: z.string(),
-  client: z.record(z.string(), z.unknown()).optional(),
-  tokens: z.record(z.string(), z.unknown()).optional(),
+  clients: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  tokens: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  issuer: z.string().optional(),
   discovery: z.record(z.string(), z.unknown()).optional(),
   savedAt: z.number().optional(),
 });
@@ -39,8 +45,8 @@ const RecordSchema: z.ZodType<OAuthRecord> = z.object({
  * import { OAuthStore } from "./oauth_store.ts";
  * const home = await Deno.makeTempDir();
  * const store = new OAuthStore(home);
- * await store.save("api", { serverUrl: "http://127.0.0.1:9/mcp", tokens: { access_token: "t" } });
- * if ((await store.load("api", "http://127.0.0.1:9/mcp"))?.tokens?.access_token !== "t") throw new Error("load");
+ * await store.save("api", { serverUrl: "http://127.0.0.1:9/mcp", tokens: { "": { access_token: "t" } } });
+ * if ((await store.load("api", "http://127.0.0.1:9/mcp"))?.tokens?.[""].access_token !== "t") throw new Error("load");
  * if ((Deno.statSync(store.path("api")).mode! & 0o777) !== 0o600) throw new Error("mode");
  * if (await store.load("api", "http://127.0.0.1:9/other") !== undefined) throw new Error("another URL");
  * await store.remove("api");
