@@ -194,6 +194,8 @@ const code = await (async () => {
       }),
     });
     for (const warning of warnings) console.error(warning.trimEnd());
+    const log = Deno.env.get("ODEK_CONFORMANCE_LOG");
+    if (log) await Deno.writeTextFile(log, `${scenario}\n${warnings.join("")}`, { append: true });
     const run = await host.startRun();
     const outcome = await run.result;
     const { messages } = await runtime.sessions.read(host.sessionId);
