@@ -33,7 +33,8 @@ function server(entry: string, args: string[], more: Record<string, unknown> = {
 }
 
 Deno.test({
-  name: "odek run: server-filesystem's tools run in the sandbox and their results reach the transcript",
+  name:
+    "odek run: server-filesystem's tools run in the sandbox and their results reach the transcript",
   ignore: why !== undefined,
   async fn() {
     await using fx = await odekFixture();
@@ -81,7 +82,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "odek run: server-everything's elicitation is answered at a pseudo-terminal; its env holds no secret",
+  name:
+    "odek run: server-everything's elicitation is answered at a pseudo-terminal; its env holds no secret",
   ignore: why !== undefined || !script,
   async fn() {
     await using fx = await odekFixture();
@@ -92,7 +94,11 @@ Deno.test({
     const model = await startFakeOpenAIServer({
       turns: [
         {
-          toolCalls: [{ id: "ask", name: "everything__trigger-elicitation-request", arguments: {} }],
+          toolCalls: [{
+            id: "ask",
+            name: "everything__trigger-elicitation-request",
+            arguments: {},
+          }],
         },
         { toolCalls: [{ id: "env", name: "everything__get-env", arguments: {} }] },
         { text: "done" },

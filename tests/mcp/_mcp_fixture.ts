@@ -34,8 +34,11 @@ export interface McpFixture extends AsyncDisposable {
   warnings: string[];
   /** Every approval batch asked. */
   asked: ApprovalRequest[];
-  /** Open a host for `task`. */
-  open(task: string, clarifier?: Clarifier): Promise<SessionHost>;
+  /** Open a host for `task` (its approver: approve and record every ask, unless given). */
+  open(
+    task: string,
+    options?: { clarifier?: Clarifier; approver?: Approver; trust?: "untrusted" | "standard" },
+  ): Promise<SessionHost>;
   /** The tool results of a session, in order. */
   results(host: SessionHost): Promise<string[]>;
   /** The marker file's lines. */
@@ -124,9 +127,13 @@ export async function mcpFixture(options: McpFixtureOptions): Promise<McpFixture
     token,
     warnings,
     asked,
-    open: (task, c) => {
-      if (c) clarifier = c;
-      return f.runtime.openSession({ task }, { workspace, approver });
+    open: (task, o = {}) => {
+      if (o.clarifier) clarifier = o.clarifier;
+      return f.runtime.openSession({ task }, {
+        workspace,
+        approver: o.approver ?? approver,
+        ...(o.trust ? { trust: o.trust } : {}),
+      });
     },
     async results(host) {
       const { messages } = await f.runtime.sessions.read(host.sessionId);

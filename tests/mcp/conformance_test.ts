@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import {
   expectedFailures,
   runScenario,
-  SUITES,
   suitePackage,
+  SUITES,
   summary,
 } from "./conformance/_run_scenario.ts";
 

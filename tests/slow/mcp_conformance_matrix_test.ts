@@ -5,8 +5,8 @@ import {
   clientScenarios,
   expectedFailures,
   runScenario,
-  SUITES,
   suitePackage,
+  SUITES,
   summary,
 } from "../mcp/conformance/_run_scenario.ts";
 
@@ -14,7 +14,8 @@ for (const { revision, variable } of SUITES) {
   const suite = suitePackage(variable);
   if ("skip" in suite) console.error(suite.skip);
   Deno.test({
-    name: `MCP conformance ${revision}: every client scenario (expected failures listed with reasons)`,
+    name:
+      `MCP conformance ${revision}: every client scenario (expected failures listed with reasons)`,
     ignore: "skip" in suite,
     async fn(t) {
       const pkg = (suite as { pkg: string }).pkg;
