@@ -91,9 +91,12 @@ export async function mcpFixture(options: McpFixtureOptions): Promise<McpFixture
       tools: [(host) => {
         const factory = mcpTools({
           servers,
+          // The clarifier of the host opened last (a getter: the test may give one without elicit).
           clarifier: {
             ask: (q, s) => clarifier.ask(q, s),
-            elicit: (r, s) => clarifier.elicit!(r, s),
+            get elicit() {
+              return clarifier.elicit?.bind(clarifier);
+            },
           },
           env: {},
           odekHome: f.odekHome,
