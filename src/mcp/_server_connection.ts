@@ -25,7 +25,7 @@ import {
 import { z } from "zod";
 import { OdekError } from "../_util/odek_error.ts";
 import { CallTimers } from "./_call_timers.ts";
-import { cappedFetch } from "./_capped_fetch.ts";
+import { connectHttp, MAX_AUTHORIZATIONS } from "./_http_connect.ts";
 import { type AuthorizationOpener, McpOAuthProvider } from "./_oauth_provider.ts";
 import { resultText, type ToolResultLike } from "./_result_text.ts";
 import { serverLogFile, stdioServerSpec } from "./_stdio_spec.ts";
@@ -72,8 +72,6 @@ const ListedToolsSchema = z.object({
 
 /** Restarts of a server that died, per host. */
 const MAX_RESTARTS = 3;
-/** Authorizations tried for one request before it fails (a server that keeps asking). */
-const MAX_AUTHORIZATIONS = 2;
 /** Longest wait for the version probe of a stdio server that stays silent. */
 const PROBE_MS = 5_000;
 /** SDK timeouts are disabled: odek's own deadlines (which pause for the operator) apply. */
@@ -298,22 +296,6 @@ export class ServerConnection {
   }
 
   async #connectHttp(config: HttpMcpServerConfig): Promise<void> {
-    const max = config.maxResponseBytes ?? MCP_SERVER_DEFAULTS.maxResponseBytes;
-    const base = this.#o.fetch ?? fetch;
-    const endpoint = new URL(config.url);
-    // The server refused a token it had: the authorization server may have changed, so the
-    // cached discovery is dropped before the SDK handles the 401 (SEP-2352; the SDK leaves this
-    // to the host).
-    const watched: typeof fetch = async (input, init) => {
-      const response = await base(input, init);
-      const url = new URL(input instanceof Request ? input.url : String(input));
-      const mcp = url.origin === endpoint.origin && url.pathname === endpoint.pathname;
-      if (response.status === 401 && mcp && this.#oauth?.tokens()) {
-        await this.#oauth.invalidateCredentials("discovery");
-      }
-      return response;
-    };
-    const fetcher = cappedFetch(watched, max);
     if (config.oauth !== false) {
       this.#oauth ??= await McpOAuthProvider.open({
         server: this.name,
@@ -322,26 +304,14 @@ export class ServerConnection {
         ...(this.#o.opener ? { opener: this.#o.opener } : {}),
       });
     }
-    for (let attempt = 0;; attempt++) {
-      const transport = new StreamableHTTPClientTransport(new URL(config.url), {
-        fetch: fetcher,
-        ...(this.#oauth ? { authProvider: this.#oauth } : {}),
-        ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
-      });
-      const client = this.#newClient();
-      try {
-        await client.connect(transport, { timeout: this.#timeoutMs });
-        this.#transport = transport;
-        return this.#adopt(client);
-      } catch (error) {
-        if (!this.#oauth?.pending || attempt >= MAX_AUTHORIZATIONS) {
-          await client.close().catch(() => {});
-          throw error;
-        }
-        await transport.finishAuth(await this.#oauth.waitForCallback());
-        await client.close().catch(() => {});
-      }
-    }
+    const { client, transport } = await connectHttp(config, {
+      fetch: this.#o.fetch ?? fetch,
+      oauth: this.#oauth,
+      newClient: () => this.#newClient(),
+      timeoutMs: this.#timeoutMs,
+    });
+    this.#transport = transport;
+    this.#adopt(client);
   }
 
   #adopt(client: Client): void {
