@@ -48,11 +48,11 @@ Deno.test("odek mcp list: every configured server with its kind, state, tools, l
   assert.equal(await main(["mcp", "list"], l.io), 0, l.io.err);
   assert.match(
     l.io.out,
-    /^fs \(stdio, stopped, 2 tools, trusted, as of \S+\)\n  node \/srv\/fs\/index\.js\n  tools: fs__read_file, fs__list\n/m,
+    /^fs \(stdio, stopped, 2 tools, trusted, as of \S+\)\n {2}node \/srv\/fs\/index\.js\n {2}tools: fs__read_file, fs__list\n/m,
   );
   assert.match(
     l.io.out,
-    /^api \(http, failed, 0 tools, not logged in, as of \S+\)\n  http:\/\/127\.0\.0\.1:9\/mcp\n  last error: run "odek mcp login api"/m,
+    /^api \(http, failed, 0 tools, not logged in, as of \S+\)\n {2}http:\/\/127\.0\.0\.1:9\/mcp\n {2}last error: run "odek mcp login api"/m,
   );
   assert.match(l.io.out, /^off \(stdio, disabled, 0 tools\)/m);
   l.io.out = "";

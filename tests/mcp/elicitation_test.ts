@@ -120,10 +120,10 @@ Deno.test("TerminalClarifier.elicit() asks field by field: defaults kept, choice
       email: "ada@localhost",
     },
   });
-  assert.match(screen, /MCP server "demo" asks for input:\n  Please \\x1b\[2Jfill in/);
+  assert.match(screen, /MCP server "demo" asks for input:\n {2}Please \\x1b\[2Jfill in/);
   assert.match(screen, /\(expected at least 2 characters\)/);
   assert.match(screen, /\(expected at most 9\)/);
-  assert.match(screen, /color \(one of\)\n    1\) red\n    2\) green\n  > \[red\]/);
+  assert.match(screen, /color \(one of\)\n {4}1\) red\n {4}2\) green\n {2}> \[red\]/);
   assert.match(screen, /\(expected an email address\)/);
 });
 
