@@ -63,6 +63,25 @@ export const MAX_SERVER_LOG_BYTES = 8 * 1024 * 1024;
 /**
  * The servers one broker started: each started in its sandbox and stopped by
  * {@linkcode StdioServers.close}.
+ *
+ * @example Start `cat` unsandboxed, talk to it, stop everything
+ * ```ts
+ * import { StdioServers } from "./stdio_server.ts";
+ * const dir = await Deno.realPath(await Deno.makeTempDir());
+ * const context = { mode: "none" as const, bwrapPath: null, denoPath: Deno.execPath(), denoDir: "/nonexistent",
+ *   toolsDir: "/nonexistent", workspace: dir, home: dir, odekHome: `${dir}/.odek`, installDir: "/nonexistent",
+ *   protectedRoots: [], readOnlyHomeFiles: [] };
+ * const servers = new StdioServers();
+ * const cat = await servers.start({ name: "cat", argv: ["cat"], logFile: `${dir}/cat.log` }, context);
+ * const writer = cat.stdin.getWriter();
+ * await writer.write(new TextEncoder().encode("ping\n"));
+ * writer.releaseLock();
+ * const { value } = await cat.stdout.getReader().read();
+ * if (new TextDecoder().decode(value) !== "ping\n") throw new Error("no echo");
+ * await servers.close();
+ * await cat.exited;
+ * await Deno.remove(dir, { recursive: true });
+ * ```
  */
 export class StdioServers {
   readonly #running = new Set<StdioServerProcess>();

@@ -227,6 +227,20 @@ export class McpOAuthProvider implements OAuthClientProvider {
     }
   }
 
+  /** Every token and client secret held (the redaction of this server's results). */
+  secrets(): string[] {
+    const values: string[] = [];
+    for (const tokens of Object.values(this.#record.tokens ?? {})) {
+      for (const key of ["access_token", "refresh_token", "id_token"]) {
+        if (typeof tokens[key] === "string") values.push(tokens[key] as string);
+      }
+    }
+    for (const client of Object.values(this.#record.clients ?? {})) {
+      if (typeof client.client_secret === "string") values.push(client.client_secret);
+    }
+    return values.filter((v) => v.length >= 8);
+  }
+
   /** Stop the loopback listener. */
   async close(): Promise<void> {
     const listener = this.#listener;

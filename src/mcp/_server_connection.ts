@@ -24,6 +24,7 @@ import {
 } from "../config/mcp_server_config.ts";
 import { z } from "zod";
 import { OdekError } from "../_util/odek_error.ts";
+import { redactKnownValues } from "../_util/redact_known_values.ts";
 import { CallTimers } from "./_call_timers.ts";
 import { connectHttp, MAX_AUTHORIZATIONS } from "./_http_connect.ts";
 import { type AuthorizationOpener, McpOAuthProvider } from "./_oauth_provider.ts";
@@ -209,8 +210,12 @@ export class ServerConnection {
       return failure("failed", await this.#describe(error, `calling ${tool}`));
     }
     const max = this.#o.config.maxResultChars ?? MCP_SERVER_DEFAULTS.maxResultChars;
-    const text = [resultText(result, { server: this.name, tool }, max), ...this.#notes]
-      .filter((t) => t !== "").join("\n");
+    // A server echoing its own OAuth token never shows it (the run's redactor does not know it).
+    const hide = redactKnownValues(this.#oauth?.secrets() ?? []);
+    const text = hide(
+      [resultText(result, { server: this.name, tool }, max), ...this.#notes]
+        .filter((t) => t !== "").join("\n"),
+    );
     return result.isError
       ? failure("failed", text || `${tool} failed`)
       : { ok: true, output: text };
