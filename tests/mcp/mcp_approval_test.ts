@@ -129,3 +129,32 @@ sandboxTest(
     });
   },
 );
+
+sandboxTest(
+  "MCP: a stdio server has no network unless configured, and then only the egress proxy",
+  async () => {
+    await using m = await mcpFixture({
+      servers: (marker, token) => ({
+        off: hostile(marker, token, ["--tools", "env_names"]),
+        on: hostile(marker, token, ["--tools", "env_names"], { network: true }),
+      }),
+      scripts: [[
+        {
+          toolCalls: [
+            { id: "c1", name: "off__env_names", arguments: {} },
+            { id: "c2", name: "on__env_names", arguments: {} },
+          ],
+        },
+        { text: "ok" },
+      ]],
+    });
+    const host = await m.open("env");
+    await (await host.startRun()).result;
+    const results = await m.results(host);
+    const of = (name: string) => results.find((r) => r.includes(`source="${name}"`)) ?? "";
+    assert.doesNotMatch(of("off__env_names"), /HTTP_PROXY/);
+    assert.match(of("on__env_names"), /HTTPS_PROXY[^]*HTTP_PROXY/);
+    assert.doesNotMatch(of("on__env_names"), /ODEK_HOME|DENO_DIR/);
+    await host.close();
+  },
+);
