@@ -44,7 +44,9 @@ export type OdekErrorCode =
   /** No checkpoint to restore: unknown id, checkpoints off, or a workspace over the size caps. */
   | "CHECKPOINT_UNAVAILABLE"
   /** A restore would overwrite files changed outside odek, and the operator did not agree. */
-  | "RESTORE_CONFLICT";
+  | "RESTORE_CONFLICT"
+  /** An MCP server could not be started, reached or logged in to. */
+  | "MCP_SERVER_FAILED";
 
 /**
  * A runtime fault for the operator, with a stable `code` and an optional `cause`.

@@ -1,10 +1,12 @@
 /**
  * The clarifier seam: how the `clarify` tool reaches the operator. A clarifier answers one
  * question with free text, or says nobody can answer (odek-go §4: `clarify {question}` blocks
- * until the platform answers).
+ * until the platform answers). It also answers elicitations (an MCP server's form or URL,
+ * `elicitation.ts`).
  *
  * @module
  */
+import type { ElicitationAnswer, ElicitationRequest } from "./elicitation.ts";
 
 /**
  * The operator's answer, or why there is none. Never thrown: the loop returns it to the model.
@@ -49,6 +51,13 @@ export interface Clarifier {
    * @param signal aborting stops waiting and rejects with `signal.reason`
    */
   ask(question: string, signal?: AbortSignal): Promise<ClarifyAnswer>;
+  /**
+   * Ask for structured input (a form, or a URL to visit; see `elicitation.ts`). A clarifier
+   * without it cannot answer elicitations: they are declined with a reason.
+   *
+   * @param signal aborting stops waiting and rejects with `signal.reason`
+   */
+  elicit?(request: ElicitationRequest, signal?: AbortSignal): Promise<ElicitationAnswer>;
 }
 
 /**
@@ -81,6 +90,15 @@ export class NoOperatorClarifier implements Clarifier {
       answered: false,
       reason:
         `Nobody can answer: ${this.#why}. Continue on your best judgement and state the assumption you made in your final answer.`,
+    });
+  }
+
+  /** Always declined, with the reason nobody can answer. */
+  elicit(_request: ElicitationRequest, signal?: AbortSignal): Promise<ElicitationAnswer> {
+    signal?.throwIfAborted();
+    return Promise.resolve({
+      action: "decline",
+      reason: `Nobody can answer: ${this.#why}.`,
     });
   }
 }

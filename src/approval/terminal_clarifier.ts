@@ -4,7 +4,9 @@
  * @module
  */
 import type { Clarifier, ClarifyAnswer } from "./clarifier.ts";
+import type { ElicitationAnswer, ElicitationRequest } from "./elicitation.ts";
 import { escapeControl } from "./_render_call.ts";
+import { elicitOnTerminal } from "./_terminal_elicitation.ts";
 import { type PromptWriter, withTerminal } from "./_tty_lines.ts";
 
 /** Options for {@linkcode TerminalClarifier}. */
@@ -63,5 +65,24 @@ export class TerminalClarifier implements Clarifier {
       }
       return { answered: true, answer: line.trim().slice(0, this.#max) };
     });
+  }
+
+  /**
+   * Ask for an elicitation's fields one by one (their type, default and choices shown; an empty
+   * answer keeps the default), or show its URL (never opened). No terminal: declined with the
+   * reason; the terminal closing mid-form: cancelled.
+   */
+  async elicit(request: ElicitationRequest, signal?: AbortSignal): Promise<ElicitationAnswer> {
+    signal?.throwIfAborted();
+    return await withTerminal(
+      this.#ttyPath,
+      this.#output,
+      signal,
+      (cause): ElicitationAnswer => ({
+        action: "decline",
+        reason: `Nobody can answer: no terminal was available to ask the operator (${cause}).`,
+      }),
+      (tty) => elicitOnTerminal(tty, request, this.#max),
+    );
   }
 }

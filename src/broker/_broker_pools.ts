@@ -10,6 +10,7 @@ import type { PermissionSet } from "./permission_set.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 import type { SandboxBrokerOptions } from "./sandbox_broker_options.ts";
 import { ToolChildPool } from "./tool_child_pool.ts";
+import { type StdioServerProcess, StdioServers, type StdioServerSpec } from "./stdio_server.ts";
 
 /** The scope of every compute call: nothing at all. */
 export const NO_PERMISSIONS: PermissionSet = {
@@ -31,7 +32,12 @@ export interface BrokerPools {
   web: ToolChildPool;
   /** The module-tool children of library tools, one pool per tool (`_module_tools.ts`). */
   modules: ModuleToolPools;
-  /** Stop every child of every pool. */
+  /**
+   * Start an MCP stdio server in its sandbox for `workspace` (`stdio_server.ts`): its namespace is
+   * its own, like a tool child's, so it reaches the proxy without a per-call credential.
+   */
+  startServer(spec: StdioServerSpec, workspace: string): Promise<StdioServerProcess>;
+  /** Stop every child of every pool and every server. */
   close(): Promise<void>;
 }
 
@@ -63,13 +69,21 @@ export function openBrokerPools(
     callTimeoutMs: WEB_CALL_TIMEOUT_MS,
   });
   const modules = new ModuleToolPools(ownNamespace);
+  const servers = new StdioServers();
   return {
     files,
     compute,
     web,
     modules,
+    startServer: (spec, workspace) => servers.start(spec, { ...ownNamespace, workspace }),
     close: async () => {
-      await Promise.all([files.close(), compute.close(), web.close(), modules.close()]);
+      await Promise.all([
+        servers.close(),
+        files.close(),
+        compute.close(),
+        web.close(),
+        modules.close(),
+      ]);
     },
   };
 }

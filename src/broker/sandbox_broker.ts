@@ -34,6 +34,7 @@ import type {
   ToolInvocation,
   ToolResult,
 } from "./tool_broker.ts";
+import type { StdioServerProcess, StdioServerSpec } from "./stdio_server.ts";
 
 export type { SandboxBrokerOptions } from "./sandbox_broker_options.ts";
 
@@ -364,6 +365,15 @@ export class SandboxBroker implements ToolBroker {
    * Kill every tool child and every shell sandbox in flight, stop the shared network namespace
    * and remove the scratch directory. Idempotent; later calls fail as data.
    */
+  /**
+   * Start an MCP stdio server in its sandbox for the workspace (see `stdio_server.ts`); `close()`
+   * stops it. @throws {OdekError} as `StdioServers.start`, and `WORKSPACE_INVALID`
+   */
+  async startServer(spec: StdioServerSpec): Promise<StdioServerProcess> {
+    const workspace = await this.#options.resolveWorkspace();
+    return await this.#pools.startServer(spec, workspace);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     for (const controller of this.#shells) controller.abort();

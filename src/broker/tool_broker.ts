@@ -7,6 +7,7 @@
 import type { ToolEntry } from "../../tools/_catalogue/mod.ts";
 import type { Verdict } from "../danger/verdict.ts";
 import type { EgressDecision } from "./egress_proxy.ts";
+import type { StdioServerProcess, StdioServerSpec } from "./stdio_server.ts";
 
 /**
  * Why a tool call failed; returned to the model, never thrown.
@@ -256,6 +257,12 @@ export interface ToolBroker extends AsyncDisposable {
    * `.git/config`, `.envrc` …), until the returned function is called.
    */
   onProtectedRevert?(listener: (revert: ProtectedRevert) => void): () => void;
+  /**
+   * Start a long-lived stdio program (an MCP server) in a sandbox of its own for this broker's
+   * workspace (`src/broker/stdio_server.ts`); {@linkcode ToolBroker.close} stops it with
+   * everything it started. Brokers that spawn nothing need not implement it.
+   */
+  startServer?(spec: StdioServerSpec): Promise<StdioServerProcess>;
   /** Stop every child this broker started. Idempotent. */
   close(): Promise<void>;
 }

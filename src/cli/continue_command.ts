@@ -13,6 +13,7 @@ import { HELP_TEXT } from "./help_text.ts";
 import { parseRunFlags, type RunFlags } from "./parse_run_flags.ts";
 import { elsewhereNote, newestSessionHere } from "./pick_session.ts";
 import { openEventsSink } from "./run_command.ts";
+import { cliMcpTools } from "./cli_mcp_tools.ts";
 import { terminalOperator } from "./terminal_operator.ts";
 
 /**
@@ -65,6 +66,7 @@ export async function continueSession(
   id: string,
   message: string | undefined,
 ): Promise<number> {
+  const operator = await terminalOperator(flags.yes);
   await using host = await runtime.openSession({ sessionId: id }, {
     ...(flags.workspace !== undefined ? { workspace: flags.workspace } : {}),
     dedicatedWorkspace: flags.dedicatedWorkspace,
@@ -73,7 +75,8 @@ export async function continueSession(
     ...(flags.layer.baseUrl !== undefined ? { baseUrl: flags.layer.baseUrl } : {}),
     ...(flags.record !== undefined ? { record: flags.record } : {}),
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
-    ...(await terminalOperator(flags.yes)),
+    ...operator,
+    tools: cliMcpTools(runtime, io, operator.clarifier),
   });
   // Said first: a session that works in another directory must never edit it unannounced.
   const note = await elsewhereNote(host.workspace, io.callerDir, id);

@@ -16,7 +16,8 @@ export const HELP_TEXT: Record<
   | "classify"
   | "doctor"
   | "init"
-  | "config",
+  | "config"
+  | "mcp",
   string
 > = {
   main: `odek — an autonomous agent runtime whose tools run in permission-scoped sandboxes
@@ -32,6 +33,7 @@ Usage:
   odek doctor                        check the sandbox layers, versions and the workspace
   odek init [--project]              write a commented config.jsonc (or the project's odek.jsonc)
   odek config show                   the configuration in effect, each value with its layer
+  odek mcp list|login|logout         the configured MCP servers, their tools, OAuth logins
   odek --version
 
 Run "odek <command> --help" for the flags of a command. Docs: docs/cli.md`,
@@ -191,4 +193,19 @@ project's MCP servers and whether each is approved, and the warnings (project ke
   --workspace <dir>       the workspace (default: the current directory)
   --json                  print it as one JSON object
   -h, --help              show this help`,
+  mcp: `Usage: odek mcp <list|login|logout> [server] [flags]
+
+  list              the servers of "mcpServers" (ODEK_HOME/config.jsonc): their kind and
+                    sandbox, state, tools and last error as the last session saw them, and
+                    whether an HTTP server is logged in
+  login <server>    log in to an HTTP server now (OAuth 2.1): prints the authorization URL
+                    (and opens it when a browser is available), waits for the redirect to
+                    odek's loopback listener, stores the tokens (ODEK_HOME/mcp/oauth, 0600)
+  logout <server>   forget the server's tokens and client registration
+
+Flags:
+  --json            list: print JSON
+  -h, --help        show this help
+
+Servers start with each session (in a sandbox for a stdio server); see docs/mcp.md.`,
 };

@@ -67,6 +67,10 @@ export async function main(args: string[], io: CliIO): Promise<number> {
         const { configCommand } = await import("./config_command.ts");
         return await configCommand(rest, io);
       }
+      case "mcp": {
+        const { mcpCommand } = await import("./mcp_command.ts");
+        return await mcpCommand(rest, io);
+      }
       case "classify": {
         const { classifyCommand } = await import("./classify_command.ts");
         return await classifyCommand(rest, io);

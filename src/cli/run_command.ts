@@ -13,6 +13,7 @@ import { executeRun } from "./execute_run.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
 import { parseRunFlags, type RunFlags } from "./parse_run_flags.ts";
+import { cliMcpTools } from "./cli_mcp_tools.ts";
 import { terminalOperator } from "./terminal_operator.ts";
 
 /**
@@ -44,6 +45,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     return await continueSession(io, runtime, flags, flags.session!, task);
   }
   await using events = await openEventsSink(runtime, flags, io);
+  const operator = await terminalOperator(flags.yes);
   await using host = await runtime.openSession(
     { task, ...(flags.session ? { sessionId: flags.session } : {}) },
     {
@@ -52,7 +54,8 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
       ...(flags.system !== undefined ? { system: flags.system } : {}),
       ...(flags.record !== undefined ? { record: flags.record } : {}),
       ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
-      ...(await terminalOperator(flags.yes)),
+      ...operator,
+      tools: cliMcpTools(runtime, io, operator.clarifier),
     },
   );
   return await executeRun({ io, host, json: flags.json, events });

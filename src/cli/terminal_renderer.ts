@@ -15,7 +15,14 @@ import {
   fileList,
 } from "./_tool_lines.ts";
 import { terminalSafe } from "./terminal_safe.ts";
-import { ODEK_VERSION } from "./version.ts";
+import {
+  bannerLines,
+  budgetAmounts,
+  longDuration,
+  RETRY_REASONS,
+  seconds,
+  spendText,
+} from "./_event_text.ts";
 
 /** Where and how to render. */
 export interface TerminalRendererOptions {
@@ -59,9 +66,12 @@ export class TerminalRenderer {
   /** Render one event. */
   handle(event: RunEvent): void {
     switch (event.type) {
-      case "run_started":
+      case "run_started": {
         this.#banner(event.data, event.session_id);
+        const spend = event.data.session_spend;
+        if (spend) this.#line(`${this.#paint("2", "≈")} ${spendText(spend)}`);
         break;
+      }
       case "text_delta":
         this.#options.stdout.write(terminalSafe(event.data.text));
         this.#textOpen = true;
@@ -153,23 +163,6 @@ export class TerminalRenderer {
             : `${
               this.#paint("33", "!")
             } ${what} in a row with the same arguments: odek told the model to change course`,
-        );
-        break;
-      }
-      case "run_started": {
-        const spend = event.data.session_spend;
-        if (!spend) break;
-        const left = Object.entries(spend.left).map(([name, value]) =>
-          `${name === "cost_usd" ? `$${value}` : value} ${
-            name.replace(/_/g, " ").replace(/ usd$/, "")
-          }`
-        );
-        this.#line(
-          `${
-            this.#paint("2", "≈")
-          } this session has spent ${spend.input_tokens} input and ${spend.output_tokens} output tokens and ${spend.tool_calls} tool call(s)${
-            left.length > 0 ? `; left of its budgets: ${left.join(", ")}` : ""
-          }`,
         );
         break;
       }
@@ -292,24 +285,7 @@ export class TerminalRenderer {
   /** Model, endpoint, workspace, trust, session, sandbox and instruction files, on two lines. */
   #banner(data: RunEventData["run_started"], sessionId: string | undefined): void {
     this.#checkpoints = data.checkpoints === true;
-    const endpoint = data.base_url.startsWith("replay:")
-      ? `cassette ${data.base_url.slice(7)}`
-      : hostOf(data.base_url);
-    const first = [
-      `odek ${ODEK_VERSION}`,
-      `${data.model} @ ${endpoint}`,
-      `trust ${data.trust ?? "standard"}`,
-      `sandbox ${data.sandbox}`,
-    ];
-    const files = (data.instructions ?? []).map((f) =>
-      `${f.source} (${f.lines} line${f.lines === 1 ? "" : "s"})`
-    );
-    const second = [
-      `workspace ${data.workspace}`,
-      `session ${sessionId ?? "?"}${data.resumed ? " (resumed)" : ""}`,
-      ...files,
-      ...(data.checkpoints === false ? ["checkpoints off"] : []),
-    ];
+    const [first, second] = bannerLines(data, sessionId);
     this.#line(this.#paint("2", terminalSafe(first.join(" · "), true)));
     this.#line(this.#paint("2", terminalSafe(second.join(" · "), true)));
   }
@@ -390,54 +366,5 @@ export class TerminalRenderer {
 
   #paint(code: string, text: string): string {
     return this.#options.color ? `\x1b[${code}m${text}\x1b[0m` : text;
-  }
-}
-
-/** How a `model_retry` reason reads on the terminal. */
-const RETRY_REASONS: Record<string, string> = {
-  reset: "connection reset",
-  refused: "connection refused",
-  dns: "DNS lookup failed",
-  connect_timeout: "did not answer in time",
-  stream_idle: "stream stalled",
-  malformed: "sent malformed data",
-  empty_choices: "sent an empty answer",
-  cut: "stream cut off",
-  stream_error: "reported an error mid-stream",
-  network: "network error",
-};
-
-/** `3.2 s of 3 s`, `$0.0011 of $0.001`, `6 of 5`. */
-function budgetAmounts(
-  data: { limit_name: string; observed: number; limit: number; prompt_tokens?: number },
-): string {
-  if (data.prompt_tokens !== undefined) {
-    const $ = data.limit_name === "cost_usd" ? "$" : "";
-    return `the next prompt (~${data.prompt_tokens} tokens) would take the session to ${$}${data.observed} of ${$}${data.limit}; not sent`;
-  }
-  if (data.limit_name === "runtime") return `${data.observed} s of ${data.limit} s`;
-  if (data.limit_name === "cost_usd") return `$${data.observed} of $${data.limit}`;
-  return `${data.observed} of ${data.limit}`;
-}
-
-/** `42 s`, `3 min 5 s`, `2 h 4 min`. */
-function longDuration(ms: number): string {
-  const total = Math.round(ms / 1000);
-  if (total < 60) return `${total} s`;
-  const minutes = Math.floor(total / 60);
-  if (minutes < 60) return `${minutes} min ${total % 60} s`;
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
-
-function seconds(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-/** The host (and port) of a base URL, or the URL itself when it does not parse. */
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
   }
 }

@@ -99,6 +99,13 @@ function expected(issue: z.core.$ZodIssue): string {
         } at least ${issue.minimum}`;
     case "invalid_value":
       return `one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "invalid_union": {
+      // Each alternative's first problem, e.g. an MCP server without "command" and without "url".
+      const branches = issue.errors.map((list) => list[0]).filter((i) => i !== undefined).map((
+        i,
+      ) => `${i.path.length > 0 ? `"${i.path.map(String).join(".")}": ` : ""}${expected(i)}`);
+      return branches.length > 0 ? `either ${branches.join(", or ")}` : "one of the allowed shapes";
+    }
     case "invalid_format":
       if (issue.format === "url") return "an http:// or https:// URL";
       return issue.format === "regex" ? issue.message : `a ${issue.format}`;

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { type McpServerConfig, McpServersSchema } from "./mcp_server_config.ts";
 import { PROVIDER_NAMES, type ProviderName } from "./provider_presets.ts";
 import { type TrustLevel, TrustLevelSchema } from "./trust_level.ts";
 import { DenyRulesSchema } from "./deny_rule.ts";
@@ -195,6 +196,11 @@ export const ConfigLayerObject = z.strictObject({
     /** Further repetitions after the hint that end the run `stalled` (exit 5); 0 = never. */
     stopAfter: z.int().min(0).max(1000).optional(),
   }).optional(),
+  /**
+   * MCP servers whose tools every run offers, by name (docs/mcp.md): a stdio program started in
+   * a sandbox, or an HTTP endpoint.
+   */
+  mcpServers: McpServersSchema.optional(),
 });
 /** Zod schema of a {@linkcode ConfigLayer}: every key optional, unknown keys refused. */
 export const ConfigLayerSchema: z.ZodType<ConfigLayer> = ConfigLayerObject;
@@ -279,6 +285,8 @@ export interface OdekConfig {
   /** Context files of every layer (the union), as written. */
   contextFiles: string[];
   checkpoints: { enabled: boolean; maxFiles: number; maxMiB: number; maxFileMiB: number };
+  /** MCP servers by name (docs/mcp.md). */
+  mcpServers: Record<string, McpServerConfig>;
 }
 
 /**
@@ -344,4 +352,5 @@ export const DEFAULT_CONFIG: OdekConfig = {
   deny: { commands: [], paths: [], domains: [] },
   contextFiles: [],
   checkpoints: { enabled: true, maxFiles: 20_000, maxMiB: 512, maxFileMiB: 16 },
+  mcpServers: {},
 };

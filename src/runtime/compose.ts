@@ -15,6 +15,7 @@ import { EgressProxy } from "../broker/egress_proxy.ts";
 import type { SandboxContext } from "../broker/render_sandbox.ts";
 import { SandboxBroker } from "../broker/sandbox_broker.ts";
 import type { ConfigLayer, OdekConfig } from "../config/odek_config.ts";
+import { mcpSecretValues } from "../config/mcp_server_config.ts";
 import type { TrustLevel } from "../config/trust_level.ts";
 import { type OdekPaths, resolveOdekPaths } from "../config/odek_paths.ts";
 import { type ConfigLayers, loadConfigLayers, mergeUserLayers } from "../config/resolve_config.ts";
@@ -121,6 +122,7 @@ export async function loadSettings(input: SettingsInput): Promise<Settings> {
     ...secretEnvValues(env),
     // Every value of secrets.env is a secret, whatever its name.
     ...Object.values(layers.secrets.vars),
+    ...mcpSecretValues(config.mcpServers),
   ]);
   const clock = input.clock;
   const store = input.store ??

@@ -61,6 +61,9 @@ Deno.test("third-party SDKs are imported only from their adapter folder", async 
     openai: "src/llm/",
     hono: "src/serve/",
     "@modelcontextprotocol/sdk": "src/mcp/",
+    "@modelcontextprotocol/client": "src/mcp/",
+    "@modelcontextprotocol/core": "src/mcp/",
+    "@modelcontextprotocol/server": "src/mcp/",
   };
   const violations: string[] = [];
   for (const file of [...(await sourceFiles("src")), ...(await sourceFiles("tools"))]) {
