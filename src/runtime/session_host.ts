@@ -8,37 +8,20 @@
 import type { ChatMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { Redactor } from "../_util/redact_known_values.ts";
-import type { Clarifier } from "../approval/clarifier.ts";
-import type { ToolBroker } from "../broker/tool_broker.ts";
 import type { AddDir } from "../config/add_dirs.ts";
 import type { DenyRule } from "../config/deny_rule.ts";
 import type { OdekConfig } from "../config/odek_config.ts";
 import type { TrustLevel } from "../config/trust_level.ts";
-import type { Model } from "../llm/model.ts";
 import { BudgetChecker, type RunBudgets } from "../loop/budget_checker.ts";
 import { checkRunLimits } from "../loop/check_run_limits.ts";
-import type { ToolGate } from "../loop/gate_tool_calls.ts";
-import type { StepJournal } from "../loop/journal_step_runner.ts";
 import { newRunId } from "../loop/make_run_event.ts";
-import { isPartialSummary } from "../loop/partial_summary.ts";
-import type { StepRunner } from "../loop/step_runner.ts";
-import { interruptedResult, notStartedResult } from "../session/repair_transcript.ts";
-import type {
-  OpenSession,
-  PendingToolCall,
-  SessionMeta,
-  SessionMetaPatch,
-} from "../session/session_store.ts";
+import type { PendingToolCall, SessionMeta, SessionMetaPatch } from "../session/session_store.ts";
 import { budgetsFromConfig } from "./budgets_from_config.ts";
 import { checkFunction, checkObject, checkSignal, checkString } from "./check_option.ts";
-import type { Settings } from "./compose.ts";
-import type { HostConfig } from "./host_config.ts";
 import { contextOptionsFor } from "./context_options.ts";
-import type { RuntimeEvent } from "./event_subscription.ts";
 import { priorSpend } from "./prior_spend.ts";
 import { Run } from "./run.ts";
-import type { ToolSet } from "../loop/tool_set.ts";
-import type { HostCheckpoints } from "./host_checkpoints.ts";
+import { prepareTurn } from "./_prepare_turn.ts";
 import {
   listTurns,
   type RewindOutcome,
@@ -47,94 +30,8 @@ import {
   type Turn,
 } from "./rewind_session.ts";
 
-/**
- * The limits of one run; each given one overrides the configuration's.
- *
- * @example Ten turns and two minutes at most
- * ```ts
- * import type { RunLimitsOverride } from "./session_host.ts";
- * const limits: RunLimitsOverride = { maxIterations: 10, maxRuntimeMs: 120_000, maxToolParallel: 2 };
- * if (limits.maxIterations !== 10) throw new Error("limits");
- * ```
- */
-export interface RunLimitsOverride extends RunBudgets {
-  /** Model turns before the run stops (`budget_exceeded`). @default config `budgets.maxIterations` */
-  maxIterations?: number;
-  /** Tool calls of one reply that run at once (1–64). @default config `budgets.maxToolParallel` */
-  maxToolParallel?: number;
-}
-
-/**
- * Options for {@linkcode SessionHost.startRun}.
- *
- * @example A follow-up message with a time limit
- * ```ts
- * import type { StartRunOptions } from "./session_host.ts";
- * const options: StartRunOptions = {
- *   message: "now add a test for it",
- *   budgets: { maxToolCalls: 50 },
- *   signal: AbortSignal.timeout(600_000),
- * };
- * if (options.budgets?.maxToolCalls !== 50) throw new Error("budgets");
- * ```
- */
-export interface StartRunOptions {
-  /**
-   * A user message appended before the run starts. @default none: the transcript goes on from
-   * where it is (a new session's task; a run stopped by its iteration budget is asked to go on)
-   */
-  message?: string;
-  /** Limits of this run (`maxRuntimeMs` at most 2³¹−1). @default the configuration's */
-  budgets?: RunLimitsOverride;
-  /** Aborting it interrupts the run; a string reason (e.g. `"SIGINT"`) names what stopped it. */
-  signal?: AbortSignal;
-  /**
-   * Wraps the run's steps (a durable engine): given the default runner's journal, return the
-   * runner. @default every step recorded in the session journal
-   * @internal for odek's durable engine; not part of the library API yet
-   */
-  stepRunner?: (journal: StepJournal) => StepRunner;
-}
-
-/** What a host is made of (built by `openSessionHost`). */
-export interface HostParts {
-  /** The host's settings: its `config` is the host's own (the project layer included). */
-  settings: Settings;
-  /** The host's configuration with origins, deny rules and the project file. @default from `settings` */
-  hostConfig?: HostConfig;
-  session: OpenSession;
-  model: Model;
-  broker: ToolBroker;
-  gate: ToolGate;
-  clarifier: Clarifier;
-  tools: ToolSet;
-  /** Stops the host's tool providers (MCP servers, …): called after the last run, before the broker. */
-  closeTools?: () => Promise<void>;
-  workspace: string;
-  addDirs: readonly AddDir[];
-  trust: TrustLevel;
-  /** The model and base URL the host runs with (a continued session may have changed them). */
-  modelName: string;
-  patch: SessionMetaPatch;
-  /** Whether the session was opened from an existing one. */
-  resumed: boolean;
-  /** A new session's task (given back when the session never reached the model). */
-  task?: string;
-  /**
-   * Whether calls that were waiting for approval when an earlier run stopped are asked again
-   * (else answered `not started`; design §8.3).
-   */
-  askAgain: boolean;
-  /** The workspace's checkpoints (a checkpoint before and after each writing step). */
-  checkpoints: HostCheckpoints;
-  /** Saves what the checkpoint store keeps in memory: called when the host closes. */
-  closeCheckpoints?: () => Promise<void>;
-  /** The instruction files the transcript holds (`AGENTS.md`), for the banner. */
-  instructions: readonly { source: string; lines: number }[];
-  warnings: readonly string[];
-  forward: (event: RuntimeEvent) => void;
-  onClosed: (host: SessionHost) => void;
-}
+export type { HostParts, RunLimitsOverride, StartRunOptions } from "./session_host_parts.ts";
+import type { HostParts, StartRunOptions } from "./session_host_parts.ts";
 
 /**
  * A session host. Opened by `runtime.openSession()`; runs one {@linkcode Run} at a time.
@@ -345,51 +242,9 @@ export class SessionHost implements AsyncDisposable {
   ): Promise<Run> {
     const { settings, session } = this.#parts;
     const { config } = settings;
-    const messages = [...session.messages];
-    const text = options.message?.trim();
-    // A run stopped by its iteration budget ends with a partial summary: going on without a
-    // message asks the model to continue.
-    const next: ChatMessage | undefined = text
-      ? { role: "user", content: text }
-      : isPartialSummary(messages.at(-1))
-      ? { role: "user", content: "[odek] Continue the task from where you stopped." }
-      : undefined;
-    const last = next ?? messages.at(-1);
-    if (
-      !last || (last.role === "assistant" && !last.tool_calls?.length) || last.role === "system"
-    ) {
-      throw new OdekError(
-        "USAGE",
-        `Session ${this.sessionId} has nothing left to do (its last turn is a final answer): give it a message, e.g. odek continue ${this.sessionId} "next step".`,
-      );
-    }
-    if (Object.keys(this.#patch).length > 0) {
-      await session.updateMeta(this.#patch);
-      this.#patch = {};
-    }
-    let pending = session.pendingToolCalls;
-    if (next && pending.length > 0) {
-      // A new message instead of the stopped batch: its calls are answered, not run.
-      for (const { call, state } of pending) {
-        const answer = state === "started"
-          ? interruptedResult(call.id, call.function.name)
-          : notStartedResult(
-            call,
-            state,
-            `the run stopped before it was ${
-              state === "awaiting_approval" ? "approved" : "started"
-            }, and the operator went on with a new message`,
-          );
-        await session.append(answer);
-        messages.push(answer);
-      }
-      pending = [];
-    }
-    if (next) {
-      await session.append(next);
-      messages.push(next);
-      if (text) this.#typed.push(text);
-    }
+    const { messages, pending, text } = await prepareTurn(session, options.message, this.#patch);
+    this.#patch = {};
+    if (text) this.#typed.push(text);
     const model = this.#parts.modelName;
     const budgets = { ...budgetsFromConfig(config, model), ...definedOnly(limits.overrides) };
     const prior = priorSpend(session.spend, config, model);

@@ -190,6 +190,8 @@ async function gate(
   };
   const run = {
     emit() {},
+    // No session: nothing to journal before the approver is asked.
+    journal: {},
     redact: (text: string) => text,
     signal: new AbortController().signal,
   } as unknown as RunContext;
