@@ -374,6 +374,12 @@ export class SandboxBroker implements ToolBroker {
     return await this.#pools.startServer(spec, workspace);
   }
 
+  /** Start a sub-agent's loop process (see `ToolBroker.startSubagent`); `close()` kills it. */
+  async startSubagent(spec: StdioServerSpec): Promise<StdioServerProcess> {
+    const workspace = await this.#options.resolveWorkspace();
+    return await this.#pools.startSubagent(spec, workspace);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     for (const controller of this.#shells) controller.abort();
