@@ -28,7 +28,7 @@ if (import.meta.main) {
     );
     Deno.exit(0);
   }
-  if (args.length === 1 && args[0] === "subagent") {
+  if (args[0] === "subagent") {
     // A sub-agent's loop runs with no permission at all (not even --allow-env): it loads only
     // what it needs, and never the CLI (docs/subagents.md).
     const { subagentCommand } = await import(SUBAGENT);

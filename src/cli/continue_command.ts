@@ -13,6 +13,7 @@ import { HELP_TEXT } from "./help_text.ts";
 import { parseRunFlags, type RunFlags } from "./parse_run_flags.ts";
 import { elsewhereNote, newestSessionHere } from "./pick_session.ts";
 import { openEventsSink } from "./run_command.ts";
+import { delegateTasks } from "../runtime/subagents/delegate_tasks.ts";
 import { cliMcpTools } from "./cli_mcp_tools.ts";
 import { terminalOperator } from "./terminal_operator.ts";
 
@@ -76,7 +77,7 @@ export async function continueSession(
     ...(flags.record !== undefined ? { record: flags.record } : {}),
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
     ...operator,
-    tools: cliMcpTools(runtime, io, operator.clarifier),
+    tools: [...cliMcpTools(runtime, io, operator.clarifier), delegateTasks()],
   });
   // Said first: a session that works in another directory must never edit it unannounced.
   const note = await elsewhereNote(host.workspace, io.callerDir, id);

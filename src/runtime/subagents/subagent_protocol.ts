@@ -69,7 +69,12 @@ export const ParentMessageSchema: z.ZodType<ParentMessage> = z.union([
     tools: z.array(z.string()),
     limits: LimitsSchema,
   }),
-  z.strictObject({ type: z.literal("reply"), id: z.number().int(), ok: z.literal(true), value: z.unknown() }),
+  z.strictObject({
+    type: z.literal("reply"),
+    id: z.number().int(),
+    ok: z.literal(true),
+    value: z.unknown(),
+  }),
   z.strictObject({
     type: z.literal("reply"),
     id: z.number().int(),
