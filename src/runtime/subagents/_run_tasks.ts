@@ -12,7 +12,7 @@ import type { ToolSet } from "../../loop/tool_set.ts";
 import type { ToolProviderHost } from "../tool_provider_source.ts";
 import type { SubagentHostParts } from "./_subagent_host.ts";
 import { runSubagentTask } from "./_run_subagent_task.ts";
-import { subagentMessages, subagentSessionId } from "./_subagent_sessions.ts";
+import { subagentMessages, subagentSessionId } from "./subagent_sessions.ts";
 import type { SubagentLimits, SubagentStatus } from "./subagent_protocol.ts";
 
 /** One task as the model gave it (validated). */

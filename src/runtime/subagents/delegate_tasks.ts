@@ -16,7 +16,7 @@ import type { ProvidedCallContext, ToolProvider } from "../../loop/tool_provider
 import { ToolSet } from "../../loop/tool_set.ts";
 import type { ToolProviderFactory, ToolProviderHost } from "../tool_provider_source.ts";
 import { subagentHostParts } from "./_subagent_host.ts";
-import { readArtifact } from "./_subagent_sessions.ts";
+import { readArtifact } from "./subagent_sessions.ts";
 import { runTasks, type TaskArgs, type WriteTurn } from "./_run_tasks.ts";
 
 const TRUST = z.enum(["untrusted", "standard", "trusted"]);

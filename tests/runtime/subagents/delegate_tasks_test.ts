@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { delegateTasks } from "../../../src/runtime/subagents/delegate_tasks.ts";
-import { listSubagents } from "../../../src/runtime/subagents/_subagent_sessions.ts";
+import { listSubagents } from "../../../src/runtime/subagents/subagent_sessions.ts";
 import { runtimeFixture } from "../_runtime_fixture.ts";
 import { subagentScript } from "./_subagent_script.ts";
 import type { RuntimeEvent } from "../../../src/runtime/event_subscription.ts";

@@ -131,3 +131,32 @@ export async function readArtifact(
     : "";
   return { ok: true, output: `${page}${more}` };
 }
+
+/**
+ * The sub-agents left unfinished by a `delegate_tasks` call of the transcript that never got its
+ * result (the parent stopped while they ran: the journal answers such a call `interrupted`).
+ *
+ * @param store the session store
+ * @param parentId the parent session
+ * @param messages the parent's transcript (repaired)
+ * @returns the unfinished sub-agents, oldest first; none when no delegate call was interrupted
+ */
+export async function interruptedSubagents(
+  store: SessionStore,
+  parentId: string,
+  messages: readonly ChatMessage[],
+): Promise<SubagentRecord[]> {
+  const delegations = new Set(
+    messages.flatMap((m) =>
+      m.role === "assistant"
+        ? (m.tool_calls ?? []).filter((c) => c.function.name === "delegate_tasks").map((c) => c.id)
+        : []
+    ),
+  );
+  const cut = messages.some((m) =>
+    m.role === "tool" && delegations.has(m.tool_call_id) &&
+    m.content.startsWith("error (interrupted)")
+  );
+  if (!cut) return [];
+  return (await listSubagents(store, parentId)).filter((child) => child.state === "unfinished");
+}
