@@ -113,19 +113,25 @@ export async function runSubagentTask(
       logFile: join(parts.logDir, `${sessionId}.log`),
     });
   } catch (error) {
-    run.done = failed(`the sub-agent could not start: ${(error as Error).message}`);
+    run.done = failed(
+      `the sub-agent could not start: ${(error instanceof Error ? error.message : String(error))}`,
+    );
     return run;
   }
   const transport = streamTransport(process.stdout, process.stdin);
   const stop = new AbortController();
+  let killer: ReturnType<typeof setTimeout> | undefined;
   const onAbort = () => {
     void transport.send(JSON.stringify({ type: "cancel", reason: "the parent run stopped" }))
       .catch(() => {});
     // A child that does not wind down in time is killed with everything it started.
-    setTimeout(() => void process.stop(200), 3_000);
+    killer = setTimeout(() => void process.stop(200), 3_000);
   };
   signal.addEventListener("abort", onAbort, { once: true });
-  const calls = signal.aborted ? undefined : AbortSignal.any([signal, stop.signal]);
+  // What it asked for stops with the parent's run, or when it is gone.
+  const forward = () => stop.abort(signal.reason);
+  signal.addEventListener("abort", forward, { once: true });
+  if (signal.aborted) stop.abort(signal.reason);
   const serving: Promise<void>[] = [];
   let reported = false;
   try {
@@ -146,15 +152,19 @@ export async function runSubagentTask(
         break;
       }
       serving.push(
-        answer(message, spec, deps, run, calls ?? signal).then(
+        answer(message, spec, deps, run, stop.signal).then(
           (reply) => transport.send(JSON.stringify({ type: "reply", id: message.id, ...reply })),
         ).catch(() => {}),
       );
     }
   } catch (error) {
-    run.done = failed(`the sub-agent's channel failed: ${(error as Error).message}`);
+    run.done = failed(
+      `the sub-agent's channel failed: ${(error instanceof Error ? error.message : String(error))}`,
+    );
   } finally {
     signal.removeEventListener("abort", onAbort);
+    signal.removeEventListener("abort", forward);
+    clearTimeout(killer);
     stop.abort();
     await Promise.allSettled(serving);
     await transport.close().catch(() => {});
@@ -197,8 +207,14 @@ async function answer(
       }
     }
   } catch (error) {
-    const code = error instanceof OdekError ? error.code : "MODEL_ERROR";
-    return { ok: false, error: { code, message: (error as Error).message.slice(0, 4000) } };
+    // An abort rejects with the signal's reason, which may be any value (a string: "SIGINT").
+    const code = error instanceof OdekError
+      ? error.code
+      : signal.aborted
+      ? "INTERRUPTED"
+      : "MODEL_ERROR";
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: { code, message: message.slice(0, 4000) } };
   }
 }
 

@@ -228,7 +228,7 @@ async function runOne(
       summary: "",
       usage: zero(),
       ...(notes.length > 0 ? { notes } : {}),
-      error: (error as Error).message,
+      error: error instanceof Error ? error.message : String(error),
     };
   } finally {
     turn?.release();

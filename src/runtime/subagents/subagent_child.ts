@@ -111,12 +111,16 @@ export async function runSubagentChild(transport: LineTransport): Promise<Subage
     return { type: "done", status: "interrupted", summary: "", iterations: 0, toolCalls: 0 };
   }
   const model: Model = {
+    // A stopped run does not wait for the parent's answer (the parent aborts the turn too).
     complete: (request: ModelRequest) =>
-      ask("model", {
-        messages: request.messages,
-        iteration: request.iteration,
-        ...(request.maxTokens ? { maxTokens: request.maxTokens } : {}),
-      }, ResponseSchema),
+      abortable(
+        ask("model", {
+          messages: request.messages,
+          iteration: request.iteration,
+          ...(request.maxTokens ? { maxTokens: request.maxTokens } : {}),
+        }, ResponseSchema),
+        request.signal,
+      ),
   };
   const broker: ToolBroker = {
     run: async (invocation: ToolInvocation) => {
@@ -129,7 +133,10 @@ export async function runSubagentChild(transport: LineTransport): Promise<Subage
       } catch (error) {
         return {
           ok: false,
-          error: { kind: "interrupted", message: (error as Error).message },
+          error: {
+            kind: "interrupted",
+            message: error instanceof Error ? error.message : String(error),
+          },
         };
       }
     },
@@ -167,6 +174,17 @@ export async function runSubagentChild(transport: LineTransport): Promise<Subage
   return done;
 }
 
+/** `promise`, or the signal's reason as soon as it aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 /** The parent's fault codes the loop branches on; any other is a model error. */
 function wireCode(code: string): OdekErrorCode {
   const known: OdekErrorCode[] = ["BUDGET_EXCEEDED", "INTERRUPTED", "MODEL_UNREACHABLE"];
@@ -200,6 +218,15 @@ function doneOf(outcome: RunOutcome, start: SubagentStart, lastText: string): Su
     case "interrupted":
       return { ...base, status: "interrupted", summary: lastText };
     case "failed":
+      // The parent refused a turn because its session's budget is spent: the task's budget too.
+      if (outcome.error instanceof OdekError && outcome.error.code === "BUDGET_EXCEEDED") {
+        return {
+          ...base,
+          status: "budget_exceeded",
+          summary: lastText,
+          error: { code: "BUDGET_EXCEEDED", message: outcome.error.message },
+        };
+      }
       return {
         ...base,
         status: "failed",

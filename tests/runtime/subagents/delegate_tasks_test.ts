@@ -145,3 +145,196 @@ Deno.test("a read-only sub-agent is not offered writing tools and its writes are
   assert.match(String(results[0].summary), /unknown_tool|not a tool|Unknown tool/i);
   await assert.rejects(Deno.stat(join(workspace, "x.txt")), Deno.errors.NotFound);
 });
+
+Deno.test("two writers take turns on the workspace, and the second says it waited", async () => {
+  const script = subagentScript(
+    (results) =>
+      results.length === 0
+        ? {
+          toolCalls: [{
+            id: "d1",
+            name: "delegate_tasks",
+            arguments: {
+              tasks: [
+                { goal: "first", trust_level: "standard", workspace_access: "write" },
+                { goal: "second", trust_level: "standard", workspace_access: "write" },
+              ],
+            },
+          }],
+        }
+        : { text: "done" },
+    {
+      first: (r) =>
+        r.length === 0
+          ? {
+            toolCalls: [{
+              id: "w1",
+              name: "write_file",
+              arguments: { path: "log.txt", content: "first\n" },
+            }],
+          }
+          : { text: "first done" },
+      second: (r) =>
+        r.length === 0
+          ? { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "log.txt" } }] }
+          : { text: `second saw ${r[0].includes("first") ? "first" : "nothing"}` },
+    },
+  );
+  await using fx = await runtimeFixture({ scripts: [script] });
+  const workspace = await fx.workspace("ws");
+  await using host = await fx.runtime.openSession({ task: "delegate" }, {
+    workspace,
+    tools: [delegateTasks()],
+  });
+  const run = await host.startRun();
+  const events: RuntimeEvent[] = [];
+  for await (const event of run.events) events.push(event);
+  assert.equal((await run.result).type, "completed");
+  const { results } = parseResults(host.messages.find((m) => m.role === "tool")!.content as string);
+  // The second started only after the first was done with the workspace.
+  assert.equal(results[1].summary, "second saw first");
+  assert.match(
+    String((results[1].notes as string[])[0]),
+    /^waited \d+ ms for another sub-agent writing the workspace$/,
+  );
+  const order = events.filter((e) => e.type.startsWith("subagent_")).map((e) =>
+    `${e.type}:${(e.data as { task_index: number }).task_index}`
+  );
+  // The second waited while the first wrote, and started once the first was done.
+  const at = (name: string) => order.indexOf(name);
+  assert.ok(at("subagent_waiting:1") >= 0 && at("subagent_waiting:1") < at("subagent_completed:0"));
+  assert.ok(at("subagent_completed:0") < at("subagent_started:1"), order.join(" "));
+});
+
+Deno.test("a long result comes back as an artifact that artifact_read pages by id", async () => {
+  const long = `${"0123456789".repeat(500)}END`;
+  let read = "";
+  const script = subagentScript(
+    (results) => {
+      if (results.length === 0) {
+        return {
+          toolCalls: [{
+            id: "d1",
+            name: "delegate_tasks",
+            arguments: { tasks: [{ goal: "long" }] },
+          }],
+        };
+      }
+      if (results.length === 1) {
+        const { results: tasks } = parseResults(results[0]);
+        return {
+          toolCalls: [
+            {
+              id: "a1",
+              name: "artifact_read",
+              arguments: { id: tasks[0].artifact_id, offset: 4990 },
+            },
+            { id: "a2", name: "artifact_read", arguments: { id: "../../etc/passwd" } },
+            { id: "a3", name: "artifact_read", arguments: { id: host!.sessionId } },
+          ],
+        };
+      }
+      read = results.slice(1).join("\n---\n");
+      return { text: "read it" };
+    },
+    { long: () => ({ text: long }) },
+  );
+  await using fx = await runtimeFixture({ scripts: [script] });
+  const workspace = await fx.workspace("ws");
+  // deno-lint-ignore prefer-const
+  let host: Awaited<ReturnType<typeof fx.runtime.openSession>> | undefined;
+  host = await fx.runtime.openSession({ task: "delegate" }, {
+    workspace,
+    tools: [delegateTasks()],
+  });
+  try {
+    assert.equal((await (await host.startRun()).result).type, "completed");
+    const { results } = parseResults(
+      host.messages.find((m) => m.role === "tool")!.content as string,
+    );
+    assert.equal(results[0].artifact_id, results[0].session_id);
+    assert.match(
+      String(results[0].summary),
+      /\[5003 characters: read all of it with artifact_read\]$/,
+    );
+    const [page, traversal, parent] = read.split("\n---\n");
+    assert.match(page, /0123456789END/);
+    assert.match(traversal, /No artifact/);
+    assert.match(parent, /No artifact/);
+  } finally {
+    await host.close();
+  }
+});
+
+Deno.test("the parent session's spent budget stops its sub-agents' turns", async () => {
+  const script = subagentScript(
+    (results) =>
+      results.length === 0
+        ? {
+          toolCalls: [{
+            id: "d1",
+            name: "delegate_tasks",
+            arguments: { tasks: [{ goal: "spend" }] },
+          }],
+          usage: { prompt_tokens: 50_000, completion_tokens: 1 },
+        }
+        : { text: "done" },
+    {
+      spend: (r) => ({
+        toolCalls: [{ id: `g${r.length}`, name: "glob", arguments: { pattern: `*${r.length}` } }],
+        usage: { prompt_tokens: 20_000, completion_tokens: 1 },
+      }),
+    },
+  );
+  await using fx = await runtimeFixture({ scripts: [script] });
+  const workspace = await fx.workspace("ws");
+  await using host = await fx.runtime.openSession({ task: "delegate" }, {
+    workspace,
+    tools: [delegateTasks()],
+  });
+  const outcome = await (await host.startRun({ budgets: { maxInputTokens: 100_000 } })).result;
+  // 50k (the parent) + 3 × 20k (the sub-agent) pass 100k: its next turn is refused.
+  assert.equal(outcome.type, "budget_exceeded", JSON.stringify(outcome));
+  const tool = host.messages.find((m) => m.role === "tool");
+  assert.ok(tool, JSON.stringify(host.messages.slice(2)));
+  const { results } = parseResults(tool.content as string);
+  assert.equal(results[0].status, "budget_exceeded", JSON.stringify(results[0]));
+  assert.equal((results[0].usage as { input_tokens: number }).input_tokens, 60_000);
+  assert.equal(outcome.stats.inputTokens, 110_000);
+});
+
+Deno.test("cancelling the parent run interrupts its sub-agents", async () => {
+  let cancel: () => void = () => {};
+  const script = subagentScript(
+    (results) =>
+      results.length === 0
+        ? {
+          toolCalls: [{
+            id: "d1",
+            name: "delegate_tasks",
+            arguments: { tasks: [{ goal: "wait" }, { goal: "wait too" }] },
+          }],
+        }
+        : { text: "done" },
+    {
+      wait: () => {
+        cancel();
+        return { fault: { type: "hang" } };
+      },
+      "wait too": () => ({ fault: { type: "hang" } }),
+    },
+  );
+  await using fx = await runtimeFixture({ scripts: [script] });
+  const workspace = await fx.workspace("ws");
+  await using host = await fx.runtime.openSession({ task: "delegate" }, {
+    workspace,
+    tools: [delegateTasks()],
+  });
+  const run = await host.startRun();
+  cancel = () => run.cancel("SIGINT");
+  const outcome = await run.result;
+  assert.equal(outcome.type, "interrupted");
+  const tool = host.messages.find((m) => m.role === "tool")!.content as string;
+  const { results } = parseResults(tool);
+  assert.deepEqual(results.map((r) => r.status), ["interrupted", "interrupted"]);
+});
