@@ -51,8 +51,12 @@ const EXPORTS: Record<string, string[]> = {
     "ToolProviderHost",
     "ToolProviderSource",
     "ProvidedCall",
+    "ProvidedCallContext",
     "ProvidedTool",
     "ToolProvider",
+    // Sub-agents.
+    "delegateTasks",
+    "DelegateTasksOptions",
     "ArgsIssue",
     "ArgsResult",
     "ArgsSchema",
@@ -131,6 +135,7 @@ const EXPORTS: Record<string, string[]> = {
  */
 const INTERNAL_MEMBERS = [
   "src/broker/tool_broker.ts: entry?: ToolEntry;",
+  "src/runtime/subagents/delegate_tasks.ts: classify?: (call: { name: string; args: Record<string, unknown> }) => Verdict | undefined;",
   "src/runtime/event_subscription.ts: constructor(options: { bufferSize?: number; onClose?: () => void } = {}) {",
   "src/runtime/event_subscription.ts: end(): void {",
   "src/runtime/event_subscription.ts: markDropped(runId: string, sessionId: string | undefined, from: number, to: number): void {",

@@ -54,7 +54,7 @@ const ArtifactArgs = z.strictObject({
 /**
  * Options for {@linkcode delegateTasks}.
  *
- * @example Force every sub-agent call's verdict (a containment test)
+ * @example Two sub-agents at once at most
  * ```ts
  * import type { DelegateTasksOptions } from "./delegate_tasks.ts";
  * const options: DelegateTasksOptions = { maxConcurrency: 2 };
@@ -79,8 +79,33 @@ export interface DelegateTasksOptions {
  * @returns a factory of the provider for each host
  *
  * @example Offer delegate_tasks in a session
- * ```ts ignore
- * await using host = await runtime.openSession({ task }, { tools: [delegateTasks()] });
+ * ```ts
+ * import { createRuntime } from "../create_runtime.ts";
+ * import { delegateTasks } from "./delegate_tasks.ts";
+ * import { ScriptedModel } from "../../testing/scripted_model.ts";
+ * const home = await Deno.makeTempDir();
+ * const workspace = await Deno.makeTempDir();
+ * try {
+ *   await using runtime = await createRuntime({
+ *     env: { HOME: home, PATH: "/usr/bin:/bin" },
+ *     config: { sandbox: "none" },
+ *     modelFactory: () =>
+ *       new ScriptedModel((request) => ({
+ *         text: request.tools.map((t) => t.function.name).filter((n) => n.includes("_t")).join(" "),
+ *       })),
+ *   });
+ *   await using host = await runtime.openSession({ task: "plan the release" }, {
+ *     workspace,
+ *     tools: [delegateTasks({ maxConcurrency: 2 })],
+ *   });
+ *   const outcome = await (await host.startRun()).result;
+ *   if (outcome.type !== "completed" || !outcome.text?.includes("delegate_tasks")) {
+ *     throw new Error(JSON.stringify(outcome));
+ *   }
+ * } finally {
+ *   await Deno.remove(home, { recursive: true });
+ *   await Deno.remove(workspace, { recursive: true });
+ * }
  * ```
  */
 export function delegateTasks(options: DelegateTasksOptions = {}): ToolProviderFactory {
