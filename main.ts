@@ -10,7 +10,6 @@ import { ODEK_VERSION } from "./src/cli/version.ts";
 // Specifiers held in variables: Deno does not pre-load these modules, so --version stays fast.
 const CLI_MAIN = "./src/cli/main.ts";
 const CLI_IO = "./src/cli/cli_io.ts";
-const SUBAGENT = "./src/cli/subagent_command.ts";
 const installDir = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
 
 if (import.meta.main) {
@@ -27,12 +26,6 @@ if (import.meta.main) {
       `odek ${ODEK_VERSION} (deno ${Deno.version.deno}, pinned ${PINNED_DENO_VERSION}; tool children run with ${children})`,
     );
     Deno.exit(0);
-  }
-  if (args[0] === "subagent") {
-    // A sub-agent's loop runs with no permission at all (not even --allow-env): it loads only
-    // what it needs, and never the CLI (docs/subagents.md).
-    const { subagentCommand } = await import(SUBAGENT);
-    Deno.exit(await subagentCommand(Deno.stdin.readable, Deno.stdout.writable));
   }
   let modules;
   try {
