@@ -316,7 +316,7 @@ export async function openSessionHost(
       });
       for (const message of messages) await session.append(message);
     }
-    const sandbox = await context;
+    const { denoPath, denoDir } = await context;
     // What delegate_tasks needs beyond the public host (the key stays in `modelClient`).
     const subagents: SubagentHostParts = {
       model: modelClient,
@@ -324,8 +324,7 @@ export async function openSessionHost(
       baseUrl: session.meta.baseUrl,
       store: settings.store,
       gateFor: (level) => buildGate(host, resolved, { ...gateOptions, trustLevel: level }),
-      denoPath: sandbox.denoPath,
-      denoDir: sandbox.denoDir,
+      ...{ denoPath, denoDir },
       installDir: settings.paths.installDir,
       logDir: join(settings.paths.odekHome, "logs", "subagents"),
       maxConcurrency: host.config.subagents.maxConcurrency,
