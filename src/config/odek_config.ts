@@ -162,6 +162,10 @@ export const ConfigLayerObject = z.strictObject({
     /** A larger file is not recorded (and cannot be restored), in MiB. */
     maxFileMiB: z.int().min(1).max(1_048_576).optional(),
   }).optional(),
+  subagents: z.strictObject({
+    /** Sub-agents of one `delegate_tasks` call that run at once (docs/subagents.md). */
+    maxConcurrency: z.int().min(1).max(8).optional(),
+  }).optional(),
   budgets: z.strictObject({
     /** Model turns per run before the run stops with exit code 4. */
     maxIterations: z.int().min(1).max(10_000).optional(),
@@ -286,6 +290,8 @@ export interface OdekConfig {
   contextFiles: string[];
   /** Checkpoints around each writing step (`odek undo`); the caps bound one checkpoint. */
   checkpoints: { enabled: boolean; maxFiles: number; maxMiB: number; maxFileMiB: number };
+  /** `delegate_tasks` (docs/subagents.md): sub-agents of one call that run at once. */
+  subagents: { maxConcurrency: number };
   /**
    * MCP servers by name (docs/mcp.md), read by odek's MCP client.
    * @internal
@@ -356,5 +362,6 @@ export const DEFAULT_CONFIG: OdekConfig = {
   deny: { commands: [], paths: [], domains: [] },
   contextFiles: [],
   checkpoints: { enabled: true, maxFiles: 20_000, maxMiB: 512, maxFileMiB: 16 },
+  subagents: { maxConcurrency: 3 },
   mcpServers: {},
 };
