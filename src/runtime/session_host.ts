@@ -6,6 +6,7 @@
  * @module
  */
 import type { ChatMessage } from "../_util/chat_message.ts";
+import type { DiffOptions, FileChange } from "../checkpoint/checkpoint_store.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { Redactor } from "../_util/redact_known_values.ts";
 import type { AddDir } from "../config/add_dirs.ts";
@@ -167,6 +168,21 @@ export class SessionHost implements AsyncDisposable {
   /** The session's turns (its operator messages), each with the checkpoint before it. */
   turns(): Turn[] {
     return listTurns(this.#parts.session.messages, this.#parts.session.checkpoints);
+  }
+
+  /**
+   * What the session changed in the workspace: how the files differ now from the checkpoint
+   * before its first writing turn (`[]` when no turn wrote, or checkpoints are off — see
+   * {@linkcode SessionHost.checkpointsOff}). Files changed outside odek since count too.
+   *
+   * @param options `withDiff` adds each text file's unified diff (at most `maxDiffLines` lines)
+   * @returns the changed files, by path
+   */
+  async changes(options: DiffOptions = {}): Promise<FileChange[]> {
+    const store = this.#parts.checkpoints.store;
+    const first = this.turns().find((turn) => turn.checkpoint !== undefined)?.checkpoint;
+    if (!store || first === undefined) return [];
+    return await store.diff(first, undefined, options);
   }
 
   /**
