@@ -71,6 +71,7 @@ export class ChatRenderer {
       stderr: this.#out,
       stderrIsTerminal: false,
       color: options.color,
+      undoHint: "/undo",
     });
     this.#markdown = new MarkdownStream({
       write: (text) => this.#out.write(text),

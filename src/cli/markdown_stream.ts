@@ -61,6 +61,15 @@ export class MarkdownStream {
         tab: 2,
       }) as Parameters<Marked["use"]>[0],
     );
+    // marked-terminal 7.3 prints a tight list item's text raw (`**bold**` stays): render the
+    // item's inline tokens; everything else falls back to marked-terminal (`false`).
+    this.#marked.use({
+      renderer: {
+        text(token) {
+          return "tokens" in token && token.tokens ? this.parser.parseInline(token.tokens) : false;
+        },
+      },
+    });
   }
 
   /** Whether any text arrived since the last {@linkcode MarkdownStream.end}. */

@@ -95,6 +95,11 @@ export class TerminalKeys implements KeySource, Disposable {
     }
   }
 
+  /** How many keys wait to be read (typed ahead). */
+  get pending(): number {
+    return this.#queue.length;
+  }
+
   /** See {@linkcode KeySource.drain}. */
   drain(): void {
     this.#queue.length = 0;

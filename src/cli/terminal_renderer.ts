@@ -32,6 +32,8 @@ export interface TerminalRendererOptions {
   stderrIsTerminal: boolean;
   /** Use ANSI colours on stderr. */
   color: boolean;
+  /** How the run's file summary says to undo. @default "odek undo" */
+  undoHint?: string;
 }
 
 /**
@@ -322,7 +324,7 @@ export class TerminalRenderer {
     this.#line(
       `${this.#paint("35", "±")} ${n} file${
         n === 1 ? "" : "s"
-      } changed (+${added} -${removed}) · undo with: odek undo`,
+      } changed (+${added} -${removed}) · undo with: ${this.#options.undoHint ?? "odek undo"}`,
     );
     const same = this.#stepLists.length === 1 &&
       this.#stepLists[0] === data.files.map((f) => `${f.change} ${f.path}`).join("\n");
