@@ -73,6 +73,7 @@ export class ChatSession implements AsyncDisposable {
   #interrupting = false;
   #leave = false;
   #lastCtrlC = -Infinity;
+  #compactNext = false;
   /** The last run's banner data (model, endpoint, sandbox), for `/status`. */
   banner: RunEventData["run_started"] | undefined;
   /** Tokens and tool calls of the runs of this conversation. */
@@ -109,6 +110,15 @@ export class ChatSession implements AsyncDisposable {
   /** Choose the model or trust level of the next host (a session not started yet). */
   choose(choice: HostChoice): void {
     this.#choice = { ...this.#choice, ...choice };
+  }
+
+  /**
+   * Fold the earlier turns into a summary when the next message is sent (`/compact`).
+   * @returns how many turns the session has so far
+   */
+  compactNext(): number {
+    this.#compactNext = true;
+    return this.#host?.turns().length ?? 0;
   }
 
   /** Ask to leave after the current command. */
@@ -207,7 +217,10 @@ export class ChatSession implements AsyncDisposable {
       await this.open({ task: message });
       return await this.follow(await this.#host!.startRun());
     }
-    return await this.follow(await this.#host.startRun({ message }));
+    const compact = this.#compactNext;
+    const run = await this.#host.startRun({ message, ...(compact ? { compact } : {}) });
+    this.#compactNext = false;
+    return await this.follow(run);
   }
 
   /** Show a run to its end, Esc or Ctrl-C interrupting it. */

@@ -26,6 +26,11 @@ export const SLASH_COMMANDS: readonly { name: string; args: string; summary: str
   { name: "/diff", args: "", summary: "what this session changed in the workspace" },
   { name: "/undo", args: "", summary: "take back the last turn: its files and its messages" },
   { name: "/rewind", args: "[turn]", summary: "go back to before a turn (a picker without one)" },
+  {
+    name: "/compact",
+    args: "",
+    summary: "fold the earlier turns into a summary, sent with your next message",
+  },
   { name: "/new", args: "", summary: "end this session; the next message starts a new one" },
   { name: "/sessions", args: "", summary: "the sessions of this workspace" },
   { name: "/resume", args: "[id]", summary: "switch to another session (a picker without one)" },
@@ -114,6 +119,19 @@ export async function runSlashCommand(session: ChatSession, line: string): Promi
       });
       const lines = renderRewind(name === "/undo" ? "undo" : "rewind", host.sessionId, outcome);
       for (const l of lines) say(l.replace(/; continue with odek continue .*$/, ""));
+      return;
+    }
+    case "/compact": {
+      if (!host) return session.note("no session yet: nothing to compact");
+      if (!host.config.context.compaction) {
+        return session.note(
+          "compaction is off (context.compaction): the earlier turns would be dropped without a summary; not done",
+        );
+      }
+      const turns = session.compactNext();
+      session.note(
+        `your next message starts by folding the ${turns} earlier turn(s) into a summary (the journal keeps them all)`,
+      );
       return;
     }
     case "/new":

@@ -245,6 +245,15 @@ export class TerminalRenderer {
         break;
       }
       case "context_trimmed":
+        if (event.data.mode === "manual") {
+          this.#line(
+            `${
+              this.#paint("2", "≈")
+            } compacted: ${event.data.dropped_groups} earlier turn group(s) ` +
+              `left out of the requests, ~${event.data.estimated_tokens} of ${event.data.window} tokens now`,
+          );
+          break;
+        }
         this.#line(
           `${this.#paint("2", "≈")} context ${event.data.mode === "survival" ? "survival " : ""}` +
             `trim: ${event.data.dropped_groups} old turn(s) left out, ` +

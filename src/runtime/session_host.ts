@@ -18,7 +18,13 @@ import { checkRunLimits } from "../loop/check_run_limits.ts";
 import { newRunId } from "../loop/make_run_event.ts";
 import type { PendingToolCall, SessionMeta, SessionMetaPatch } from "../session/session_store.ts";
 import { budgetsFromConfig } from "./budgets_from_config.ts";
-import { checkFunction, checkObject, checkSignal, checkString } from "./check_option.ts";
+import {
+  checkBoolean,
+  checkFunction,
+  checkObject,
+  checkSignal,
+  checkString,
+} from "./check_option.ts";
 import { contextOptionsFor } from "./context_options.ts";
 import { priorSpend } from "./prior_spend.ts";
 import { Run } from "./run.ts";
@@ -227,6 +233,7 @@ export class SessionHost implements AsyncDisposable {
     checkString("message", options.message);
     checkSignal("signal", options.signal);
     checkFunction("stepRunner", options.stepRunner);
+    checkBoolean("compact", options.compact);
     checkObject("budgets", options.budgets, true);
     const { maxIterations, maxToolParallel, ...overrides } = options.budgets ?? {};
     checkRunLimits(
@@ -288,7 +295,10 @@ export class SessionHost implements AsyncDisposable {
       maxIterations: limits.maxIterations ?? config.budgets.maxIterations,
       maxToolParallel: limits.maxToolParallel ?? config.budgets.maxToolParallel,
       budgets,
-      context: contextOptionsFor(config, model),
+      context: {
+        ...contextOptionsFor(config, model),
+        ...(options.compact ? { compactFirst: true } : {}),
+      },
       toolOutput: config.toolOutput,
       sandbox: config.sandbox,
       resumed,

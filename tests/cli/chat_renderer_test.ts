@@ -69,6 +69,7 @@ Deno.test("completeSlash() completes command names only, and every command is li
       "/diff",
       "/undo",
       "/rewind",
+      "/compact",
       "/new",
       "/sessions",
       "/resume",
