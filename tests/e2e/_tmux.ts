@@ -48,6 +48,8 @@ export interface TmuxOdekOptions {
 export interface TmuxOdek extends AsyncDisposable {
   /** Type `text` literally (no key names). */
   type(text: string): Promise<void>;
+  /** Paste `text` as a terminal paste (bracketed when odek asked for it), newlines kept. */
+  paste(text: string): Promise<void>;
   /** Press keys by tmux name: `Enter`, `Escape`, `C-c`, `Tab`, `y`. */
   press(...keys: string[]): Promise<void>;
   /** The pane's whole history and screen, wrapped lines joined. */
@@ -129,6 +131,10 @@ export async function startTmuxOdek(options: TmuxOdekOptions): Promise<TmuxOdek>
   const self: TmuxOdek = {
     async type(text) {
       await tmux("send-keys", "-t", "main", "-l", text);
+    },
+    async paste(text) {
+      await tmux("set-buffer", "-b", "odek-paste", "--", text);
+      await tmux("paste-buffer", "-p", "-r", "-d", "-b", "odek-paste", "-t", "main");
     },
     async press(...keys) {
       await tmux("send-keys", "-t", "main", ...keys);
