@@ -19,8 +19,11 @@ import { cliMcpTools } from "./cli_mcp_tools.ts";
 import { ChatRenderer } from "./chat_renderer.ts";
 import { ChatHistory } from "./chat_history.ts";
 import { readLine } from "./line_editor.ts";
+import { chatOperatorTerminal } from "./chat_operator_terminal.ts";
 import type { RunFlags } from "./parse_run_flags.ts";
 import { completeSlash, runSlashCommand } from "./slash_commands.ts";
+import { elsewhereNote } from "./pick_session.ts";
+import { EXIT } from "./exit_code.ts";
 import type { KeySource } from "./terminal_keys.ts";
 import { terminalSafe } from "./terminal_safe.ts";
 
@@ -166,6 +169,13 @@ export class ChatSession implements AsyncDisposable {
     });
     for (const warning of this.#host.warnings) this.note(`odek: warning: ${terminalSafe(warning)}`);
     if ("sessionId" in target) {
+      // Said first: a session that works in another directory must never edit it unannounced.
+      const elsewhere = await elsewhereNote(
+        this.#host.workspace,
+        this.io.callerDir,
+        target.sessionId,
+      );
+      if (elsewhere) this.note(elsewhere);
       const turns = this.#host.turns().length;
       this.note(`resumed session ${this.#host.sessionId} (${turns} turn${turns === 1 ? "" : "s"})`);
     }
@@ -178,8 +188,42 @@ export class ChatSession implements AsyncDisposable {
     await host?.close();
   }
 
-  /** Read and run until the operator leaves. @returns the exit code */
+  /**
+   * Read and run until the operator leaves (0), or a signal ends the session: SIGINT (130, but
+   * during a run it interrupts the run only) or SIGTERM (143). Raw mode keeps Ctrl-C from being
+   * a signal: these come from another process.
+   *
+   * @returns the exit code
+   */
   async loop(): Promise<number> {
+    const prompt = new AbortController();
+    let signalled: "SIGINT" | "SIGTERM" | undefined;
+    const on = (name: "SIGINT" | "SIGTERM") => () => {
+      if (name === "SIGINT" && this.#run) return this.#interrupt("SIGINT");
+      signalled = name;
+      this.#leave = true;
+      this.#interrupt(name);
+      prompt.abort(name);
+    };
+    const removers = [
+      this.io.onSignal("SIGINT", on("SIGINT")),
+      this.io.onSignal("SIGTERM", on("SIGTERM")),
+    ];
+    try {
+      await this.#loop(prompt.signal);
+    } catch (error) {
+      if (!prompt.signal.aborted) throw error;
+    } finally {
+      removers.forEach((remove) => remove());
+    }
+    return signalled === "SIGINT"
+      ? EXIT.interrupted
+      : signalled === "SIGTERM"
+      ? EXIT.terminated
+      : EXIT.ok;
+  }
+
+  async #loop(signal: AbortSignal): Promise<void> {
     while (!this.#leave) {
       const initial = this.#typeahead;
       this.#typeahead = "";
@@ -189,6 +233,7 @@ export class ChatSession implements AsyncDisposable {
         complete: completeSlash,
         columns: this.columns,
         initial,
+        signal,
       });
       if (result.type === "eof") break;
       if (result.type === "ctrl-c") {
@@ -208,7 +253,6 @@ export class ChatSession implements AsyncDisposable {
         this.note(`odek: ${terminalSafe(error instanceof Error ? error.message : String(error))}`);
       }
     }
-    return 0;
   }
 
   /** Send a message: the first one starts the session, the others are runs on its host. */
@@ -229,14 +273,6 @@ export class ChatSession implements AsyncDisposable {
     this.#interrupting = false;
     this.renderer.startRun();
     this.#watchKeys();
-    const stopSignal = () => this.#interrupt("a signal");
-    const removers = [
-      this.io.onSignal("SIGINT", stopSignal),
-      this.io.onSignal("SIGTERM", () => {
-        this.#leave = true;
-        stopSignal();
-      }),
-    ];
     try {
       for await (const event of run.events) {
         if (event.type === "run_started") this.banner = event.data;
@@ -251,7 +287,6 @@ export class ChatSession implements AsyncDisposable {
       this.#run = undefined;
       this.#watch?.abort();
       this.#watch = undefined;
-      removers.forEach((remove) => remove());
     }
   }
 
@@ -327,60 +362,23 @@ export class ChatSession implements AsyncDisposable {
 
   /** The approver's and clarifier's terminal: the session's keyboard, single keys for choices. */
   #operatorTerminal(): OperatorTerminal {
-    return {
-      open: (signal) => {
+    return chatOperatorTerminal({
+      keys: this.keys,
+      out: this.out,
+      columns: this.columns,
+      begin: () => {
         this.#asking++;
         this.#watch?.abort();
         this.#watch = undefined;
-        this.keys.drain();
         this.renderer.status.pause();
-        let prompt = "";
-        const flushLines = (text: string) => {
-          const end = text.lastIndexOf("\n");
-          if (end < 0) return void (prompt += text);
-          this.out.write(prompt + text.slice(0, end + 1));
-          prompt = text.slice(end + 1);
-        };
-        return {
-          write: (text) => Promise.resolve(flushLines(text)),
-          readLine: async () => {
-            const shown = prompt;
-            prompt = "";
-            const result = await readLine(this.keys, this.out, {
-              prompt: shown,
-              columns: this.columns,
-              ...(signal ? { signal } : {}),
-            });
-            if (result.type === "submit") return result.text;
-            if (result.type === "ctrl-c") this.#interrupt("Ctrl-C");
-            return null;
-          },
-          readKey: async (choices) => {
-            this.out.write(prompt);
-            prompt = "";
-            while (true) {
-              const key = await this.keys.next(signal);
-              if (key === null) return null;
-              if (key.type === "key" && (key.name === "escape" || key.name === "ctrl-c")) {
-                this.out.write("\n");
-                this.#interrupt(key.name === "escape" ? "Esc" : "Ctrl-C");
-                return null;
-              }
-              const c = key.type === "text" ? key.text[0].toLowerCase() : "";
-              if (c !== "" && choices.includes(c)) {
-                this.out.write(`${c}\n`);
-                return c;
-              }
-            }
-          },
-          close: () => {
-            this.#asking--;
-            this.renderer.status.resume();
-            this.#watchKeys();
-          },
-        };
       },
-    };
+      end: () => {
+        this.#asking--;
+        this.renderer.status.resume();
+        this.#watchKeys();
+      },
+      interrupt: (by) => this.#interrupt(by),
+    });
   }
 
   /** Close the host (`await using`). */

@@ -91,6 +91,8 @@ export async function startTmuxOdek(options: TmuxOdekOptions): Promise<TmuxOdek>
   const artefacts = join(ROOT, "test-artefacts", "interactive", options.name);
   await Deno.mkdir(artefacts, { recursive: true });
   let steps = 0;
+  const codeFile = join(artefacts, "exit-code");
+  await Deno.remove(codeFile).catch(() => {});
   const tmux = async (...args: string[]) => {
     const out = await new Deno.Command("tmux", {
       args: ["-L", socket, "-f", "/dev/null", ...args],
@@ -116,6 +118,12 @@ export async function startTmuxOdek(options: TmuxOdekOptions): Promise<TmuxOdek>
     String(options.rows ?? 40),
     "-c",
     options.cwd,
+    Deno.execPath(),
+    "run",
+    "--allow-run",
+    `--allow-write=${codeFile}`,
+    join(ROOT, "tests", "e2e", "_exit_code_wrapper.ts"),
+    codeFile,
     Deno.execPath(),
     ...ODEK_FLAGS,
     join(ROOT, "main.ts"),
@@ -160,17 +168,18 @@ export async function startTmuxOdek(options: TmuxOdekOptions): Promise<TmuxOdek>
       return shown;
     },
     async exitCode(timeoutMs = 60_000) {
-      const status = await pollUntil(
+      return await pollUntil(
         async () => {
-          const [dead, code] =
-            (await tmux("display-message", "-p", "-t", "main", "#{pane_dead} #{pane_dead_status}"))
-              .trim().split(" ");
-          return dead === "1" ? Number(code) : undefined;
+          try {
+            const text = await Deno.readTextFile(codeFile);
+            return text.endsWith("\n") ? Number(text) : undefined;
+          } catch {
+            return undefined;
+          }
         },
         timeoutMs,
         async () => `odek did not exit:\n${await screen()}`,
       );
-      return status;
     },
     async [Symbol.asyncDispose]() {
       await tmux("kill-server").catch(() => {});

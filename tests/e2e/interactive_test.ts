@@ -151,7 +151,8 @@ sandboxTest(
 
       await odek.type("/exit");
       await odek.press("Enter");
-      assert.equal(await odek.exitCode(), 0, await odek.screen());
+      const code = await odek.exitCode();
+      assert.equal(code, 0, `exit code ${code}:\n${await odek.screen()}`);
     } finally {
       await Deno.writeTextFile(
         join(ROOT, "test-artefacts", "interactive", "session", "99-last.txt"),
