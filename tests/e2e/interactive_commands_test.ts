@@ -90,6 +90,19 @@ Deno.test({
     await odek.type("/new");
     await odek.press("Enter");
     await odek.waitFor(/your next message starts a new one/, "new");
+    await odek.type("/resume");
+    await odek.press("Enter");
+    await odek.waitFor(/1 {2}s1 .*\nresume session \(1-1, Enter to cancel\): $/m, "resume-picker");
+    await odek.type("1");
+    await odek.press("Enter");
+    await odek.waitFor(/resumed session s1 \(3 turns\)/, "resumed");
+    await odek.type("/rewind");
+    await odek.press("Enter");
+    await odek.waitFor(/rewind to before turn \(1-3, Enter to cancel\): $/m, "rewind-picker");
+    await odek.press("Enter");
+    await odek.type("/rewind 9");
+    await odek.press("Enter");
+    await odek.waitFor(/no turn 9: the turns are 1 to 3/, "rewind-bad-turn");
 
     await odek.press("C-c");
     await odek.waitFor(/Ctrl-C again to leave/, "ctrl-c-once");
