@@ -20,3 +20,4 @@ const code = status.signal
   ? 128 + (status.signal === "SIGTERM" ? 15 : status.signal === "SIGINT" ? 2 : 9)
   : status.code;
 await Deno.writeTextFile(codeFile, `${code}\n`);
+Deno.exit(0); // the signal listeners above would keep this process waiting
