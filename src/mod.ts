@@ -177,4 +177,4 @@ export type {
   Turn,
   WorkspaceSessions,
 } from "./runtime/mod.ts";
-export type { RestoreResult, UnrecordedPath } from "./checkpoint/mod.ts";
+export type { DiffOptions, FileChange, RestoreResult, UnrecordedPath } from "./checkpoint/mod.ts";

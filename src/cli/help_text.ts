@@ -8,6 +8,7 @@
 export const HELP_TEXT: Record<
   | "main"
   | "run"
+  | "chat"
   | "continue"
   | "undo"
   | "rewind"
@@ -23,8 +24,10 @@ export const HELP_TEXT: Record<
   main: `odek — an autonomous agent runtime whose tools run in permission-scoped sandboxes
 
 Usage:
+  odek                               an interactive session in this workspace (also odek chat)
   odek run [flags] "<task>"          run a task (task from "-" or piped stdin too)
   odek continue [session] ["msg"]    resume this workspace's newest session, or the named one
+                                     (at a terminal it stays open; --print: one run)
   odek undo [session]                undo the last turn: its file changes and its messages
   odek rewind [session] [--to <n>]   list the turns, or go back to before turn n
   odek sessions list|show|export|delete
@@ -81,15 +84,32 @@ The API key is read only from ODEK_API_KEY or OPENAI_API_KEY.
 Token, cost and tool-call budgets count the whole session: a continued session keeps its spend.
 Exit codes: 0 ok, 1 error, 2 usage, 4 budget exhausted, 5 stalled (the same tool calls over
 and over after a hint), 130 interrupted, 143 terminated.`,
+  chat: `Usage: odek chat [flags] ["first message"]   (or just: odek)
+
+Opens an interactive session in the workspace: each message is a run on one session host, so
+tool children, background jobs and "always" approvals last until /new or /exit. Answers stream
+as terminal markdown; a status line shows the elapsed time and tokens; Esc (or Ctrl-C once)
+interrupts the step and returns to the prompt. Type /help for the commands. Needs a terminal:
+for scripts and CI use odek run.
+
+Flags:
+  --model <id>  --base-url <url>  --provider <name>  --workspace <dir>  --dedicated-workspace
+  --add-dir <dir>[:ro]  --allow-host-port <n>  --system <text>  --trust <level>
+  --max-iterations <n>  --max-runtime <d>  --max-tool-calls <n>  --max-input-tokens <n>
+  --max-output-tokens <n>  --max-cost-usd <x>  -h, --help
+
+Keys, commands and limits: docs/interactive.md`,
   continue: `Usage: odek continue [session] ["message"] [flags]
 
 Resumes the newest session of the current workspace (--workspace, else the current directory),
 or the named one, with the workspace, model and base URL it recorded (flags override); a
 session that works in another directory says so first. Tool calls a crash left without a result are marked interrupted
-and not re-run. With a message, it is added as the next user turn.
+and not re-run. With a message, it is added as the next user turn. At a terminal the session
+then stays open for more messages (see odek chat); --print, --json or a stdin that is not a
+terminal make it one run that exits with the run's code.
 
 Flags:
-  --model <id>  --base-url <url>  --provider <name>  --workspace <dir>  --dedicated-workspace
+  --print  --model <id>  --base-url <url>  --provider <name>  --workspace <dir>  --dedicated-workspace
   --add-dir <dir>[:ro]  --max-iterations <n>
   --max-runtime <d>  --max-tool-calls <n>  --max-input-tokens <n>  --max-output-tokens <n>
   --max-cost-usd <x>  --events-jsonl <file>

@@ -28,12 +28,21 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   const [command, ...rest] = args;
   try {
     switch (command) {
-      case undefined:
+      case undefined: {
+        const { canChat, chatCommand } = await import("./chat_command.ts");
+        if (canChat(io)) return await chatCommand([], io);
+        io.stdout.write(`${HELP_TEXT.main}\n`);
+        return EXIT.usage;
+      }
+      case "chat": {
+        const { chatCommand } = await import("./chat_command.ts");
+        return await chatCommand(rest, io);
+      }
       case "help":
       case "-h":
       case "--help":
         io.stdout.write(`${HELP_TEXT.main}\n`);
-        return command === undefined ? EXIT.usage : EXIT.ok;
+        return EXIT.ok;
       case "run": {
         const { runCommand } = await import("./run_command.ts");
         return await runCommand(rest, io);

@@ -7,6 +7,7 @@
  */
 import { WorkspaceGuard } from "../broker/workspace_guard.ts";
 import type { ChatMessage } from "../_util/chat_message.ts";
+import type { DiffOptions, FileChange } from "../checkpoint/checkpoint_store.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { Redactor } from "../_util/redact_known_values.ts";
 import type { AddDir } from "../config/add_dirs.ts";
@@ -18,7 +19,13 @@ import { checkRunLimits } from "../loop/check_run_limits.ts";
 import { newRunId } from "../loop/make_run_event.ts";
 import type { PendingToolCall, SessionMeta, SessionMetaPatch } from "../session/session_store.ts";
 import { budgetsFromConfig } from "./budgets_from_config.ts";
-import { checkFunction, checkObject, checkSignal, checkString } from "./check_option.ts";
+import {
+  checkBoolean,
+  checkFunction,
+  checkObject,
+  checkSignal,
+  checkString,
+} from "./check_option.ts";
 import { contextOptionsFor } from "./context_options.ts";
 import { priorSpend } from "./prior_spend.ts";
 import { Run } from "./run.ts";
@@ -171,6 +178,21 @@ export class SessionHost implements AsyncDisposable {
   }
 
   /**
+   * What the session changed in the workspace: how the files differ now from the checkpoint
+   * before its first writing turn (`[]` when no turn wrote, or checkpoints are off — see
+   * {@linkcode SessionHost.checkpointsOff}). Files changed outside odek since count too.
+   *
+   * @param options `withDiff` adds each text file's unified diff (at most `maxDiffLines` lines)
+   * @returns the changed files, by path
+   */
+  async changes(options: DiffOptions = {}): Promise<FileChange[]> {
+    const store = this.#parts.checkpoints.store;
+    const first = this.turns().find((turn) => turn.checkpoint !== undefined)?.checkpoint;
+    if (!store || first === undefined) return [];
+    return await store.diff(first, undefined, options);
+  }
+
+  /**
    * Take the session back to before a turn (default: the last, an undo): its files, its
    * conversation, or both (see {@linkcode rewindSession}). Not while a run is going.
    *
@@ -219,6 +241,7 @@ export class SessionHost implements AsyncDisposable {
     checkString("message", options.message);
     checkSignal("signal", options.signal);
     checkFunction("stepRunner", options.stepRunner);
+    checkBoolean("compact", options.compact);
     checkObject("budgets", options.budgets, true);
     const { maxIterations, maxToolParallel, ...overrides } = options.budgets ?? {};
     checkRunLimits(
@@ -280,7 +303,10 @@ export class SessionHost implements AsyncDisposable {
       maxIterations: limits.maxIterations ?? config.budgets.maxIterations,
       maxToolParallel: limits.maxToolParallel ?? config.budgets.maxToolParallel,
       budgets,
-      context: contextOptionsFor(config, model),
+      context: {
+        ...contextOptionsFor(config, model),
+        ...(options.compact ? { compactFirst: true } : {}),
+      },
       toolOutput: config.toolOutput,
       sandbox: config.sandbox,
       resumed,

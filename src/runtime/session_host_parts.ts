@@ -63,6 +63,12 @@ export interface StartRunOptions {
   /** Aborting it interrupts the run; a string reason (e.g. `"SIGINT"`) names what stopped it. */
   signal?: AbortSignal;
   /**
+   * Before the first model request, fold the earlier turns (every unprotected turn group but the
+   * newest) into the rolling digest, whatever the context estimate (the interactive `/compact`;
+   * docs/context.md). With `context.compaction` off they are only left out. @default false
+   */
+  compact?: boolean;
+  /**
    * Wraps the run's steps (a durable engine): given the default runner's journal, return the
    * runner. @default every step recorded in the session journal
    * @internal for odek's durable engine; not part of the library API yet

@@ -140,6 +140,8 @@ const EXPORTS: Record<string, string[]> = {
     "WorkspaceSessions",
     "RestoreResult",
     "UnrecordedPath",
+    "DiffOptions",
+    "FileChange",
   ],
   "src/testing/mod.ts": [
     "FakeOpenAIServer",
