@@ -16,6 +16,7 @@ import type { Runtime } from "../runtime/runtime.ts";
 import type { SessionHost } from "../runtime/session_host.ts";
 import type { CliIO, TextSink } from "./cli_io.ts";
 import { cliMcpTools } from "./cli_mcp_tools.ts";
+import { delegateTasks } from "../runtime/subagents/delegate_tasks.ts";
 import { ChatRenderer } from "./chat_renderer.ts";
 import { ChatHistory } from "./chat_history.ts";
 import { readLine } from "./line_editor.ts";
@@ -165,7 +166,7 @@ export class ChatSession implements AsyncDisposable {
       approver: new TerminalApprover({ terminal }),
       clarifier,
       reaskApprovals: true,
-      tools: cliMcpTools(this.runtime, this.io, clarifier),
+      tools: [...cliMcpTools(this.runtime, this.io, clarifier), delegateTasks()],
     });
     for (const warning of this.#host.warnings) this.note(`odek: warning: ${terminalSafe(warning)}`);
     if ("sessionId" in target) {
