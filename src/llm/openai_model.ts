@@ -259,7 +259,12 @@ export class OpenAIModel implements Model {
 
   #loadClient(): Promise<Client> {
     this.#client ??= (async () => {
-      const sdk = await import("openai");
+      performance.mark("odek:pre-openai");
+      // Computed: a literal import() would load the SDK with every importer of this module.
+      const sdk: typeof import("./_openai_sdk.ts") = await import(
+        new URL("./_openai_sdk.ts", import.meta.url).href
+      );
+      performance.mark("odek:openai");
       const inner = this.#options.fetch ?? ((input, init) => fetch(input, init));
       const openai = new sdk.OpenAI({
         baseURL: this.#options.baseURL,

@@ -193,9 +193,12 @@ export async function openSessionHost(
   options: OpenSessionOptions,
 ): Promise<SessionHost> {
   const { settings, cwd } = parts;
+  performance.mark("odek:open");
   // Both are the runtime's, built once; asking now overlaps them with the checks below.
   const classifier = parts.classifier();
   const context = parts.sandboxContext();
+  context.then(() => performance.mark("odek:context-ready"));
+  classifier.then(() => performance.mark("odek:classifier-ready"));
   const existing = target.task === undefined ? await settings.store.open(target.sessionId) : null;
   let session: OpenSession | undefined = existing ?? undefined;
   let broker: SandboxBroker | undefined;
@@ -226,6 +229,7 @@ export async function openSessionHost(
     const { workspace } = resolved;
     // This workspace's project layer, tightened: what this host's parts below run with.
     const hostConfig = await resolveHostConfig(settings, workspace);
+    performance.mark("odek:hostconfig");
     const host: Settings = { ...settings, config: hostConfig.config };
     const warnings: string[] = [...hostConfig.warnings];
     const model = options.model ?? meta?.model ?? host.config.model;
@@ -234,6 +238,7 @@ export async function openSessionHost(
       path: string | undefined,
     ) => (path === undefined ? undefined : resolve(cwd ?? "/", path));
     const replay = at(options.replay);
+    performance.mark("odek:pre-model");
     const modelClient = await buildModel(host, {
       model,
       baseUrl,
@@ -244,6 +249,7 @@ export async function openSessionHost(
       ...(parts.clock ? { clock: parts.clock } : {}),
     });
     const trust = options.trust ?? host.config.trustLevel;
+    performance.mark("odek:model");
     const { denyRules } = hostConfig;
     broker = await buildBroker(host, resolved, {
       context,
@@ -254,9 +260,11 @@ export async function openSessionHost(
     });
     // The scratch and the shared network namespace belong to the host (design §8.1).
     warnings.push(...(await broker.start()));
+    performance.mark("odek:broker-start");
     const readOnly = await readOnlyWorkspace(workspace);
     if (readOnly) warnings.push(readOnly);
     const hostBroker = broker;
+    performance.mark("odek:readonly");
     const gate = buildGate(host, resolved, {
       classifier: await classifier,
       approver: options.approver ?? new NonInteractiveApprover(),
@@ -268,6 +276,7 @@ export async function openSessionHost(
       facts: () => hostBroker.workspaceFacts(workspace),
     });
     if (!session) {
+      performance.mark("odek:gate");
       const task = target.task!;
       session = await settings.store.create({
         ...(target.sessionId ? { id: target.sessionId } : {}),
@@ -304,6 +313,7 @@ export async function openSessionHost(
       });
       for (const message of messages) await session.append(message);
     }
+    performance.mark("odek:session");
     const resolvedTools = await resolveToolProviders([...parts.tools, ...(options.tools ?? [])], {
       sessionId: session.meta.id,
       workspace,
@@ -322,6 +332,7 @@ export async function openSessionHost(
       );
     }
     checkpointStore = await openCheckpointStore(settings, workspace, current.id);
+    performance.mark("odek:checkpoints");
     const store = checkpointStore;
     return new SessionHost({
       settings: host,
