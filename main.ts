@@ -31,7 +31,16 @@ if (import.meta.main) {
   if (Deno.env.get("ODEK_PROFILE_STARTUP") === "1") {
     globalThis.addEventListener("unload", () => {
       const marks = performance.getEntriesByType("mark").filter((m) => m.name.startsWith("odek:"));
-      console.error(marks.map((m) => `${m.name} ${m.startTime.toFixed(1)} ms`).join("\n"));
+      const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
+      const { rss, heapTotal, heapUsed, external } = Deno.memoryUsage();
+      console.error(
+        [
+          ...marks.map((m) => `${m.name} ${m.startTime.toFixed(1)} ms`),
+          `odek:memory rss ${mb(rss)} heap ${mb(heapUsed)} of ${mb(heapTotal)} external ${
+            mb(external)
+          }`,
+        ].join("\n"),
+      );
     });
   }
   let modules;

@@ -257,6 +257,15 @@ export class OpenAIModel implements Model {
     }
   }
 
+  /**
+   * Start loading the SDK now (it loads on the first {@linkcode OpenAIModel.complete}
+   * otherwise), so that its load overlaps what the caller does before its first request.
+   * Never throws.
+   */
+  prepare(): void {
+    this.#loadClient().catch(() => {}); // complete() loads it again and reports the failure
+  }
+
   #loadClient(): Promise<Client> {
     this.#client ??= (async () => {
       performance.mark("odek:pre-openai");

@@ -248,6 +248,8 @@ export async function openSessionHost(
       ...(parts.fetch ? { fetch: parts.fetch } : {}),
       ...(parts.clock ? { clock: parts.clock } : {}),
     });
+    // Its SDK loads while the broker and the session are set up.
+    modelClient.prepare?.();
     const trust = options.trust ?? host.config.trustLevel;
     performance.mark("odek:model");
     const { denyRules } = hostConfig;
