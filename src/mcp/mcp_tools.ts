@@ -60,7 +60,10 @@ export function mcpTools(options: McpToolsOptions): ToolProviderFactory | undefi
   const enabled = Object.values(options.servers).some((server) => server.enabled !== false);
   if (!enabled) return undefined;
   return async (host) => {
-    const { McpToolProvider } = await import("./_mcp_provider.ts");
+    // Computed: a literal import() would load the MCP SDK with every run, servers or not.
+    const { McpToolProvider }: typeof import("./_mcp_provider.ts") = await import(
+      new URL("./_mcp_provider.ts", import.meta.url).href
+    );
     return await McpToolProvider.start(options, host);
   };
 }

@@ -19,7 +19,7 @@ import type { GitCheckpointStore } from "../checkpoint/git_checkpoint_store.ts";
 import { initialMessages, instructionsIn } from "../loop/initial_messages.ts";
 import type { OpenSession } from "../session/session_store.ts";
 import { buildGate } from "./build_gate.ts";
-import { readOnlyWorkspace } from "../config/read_only_workspace.ts";
+import { tornTailWarning, workspaceWarnings } from "./_host_warnings.ts";
 import { buildModel, type ModelFactory } from "./build_model.ts";
 import {
   checkBoolean,
@@ -199,9 +199,12 @@ export async function openSessionHost(
   options: OpenSessionOptions,
 ): Promise<SessionHost> {
   const { settings, cwd } = parts;
+  performance.mark("odek:open");
   // Both are the runtime's, built once; asking now overlaps them with the checks below.
   const classifier = parts.classifier();
   const context = parts.sandboxContext();
+  context.then(() => performance.mark("odek:context-ready"));
+  classifier.then(() => performance.mark("odek:classifier-ready"));
   const existing = target.task === undefined ? await settings.store.open(target.sessionId) : null;
   let session: OpenSession | undefined = existing ?? undefined;
   let broker: SandboxBroker | undefined;
@@ -232,14 +235,14 @@ export async function openSessionHost(
     const { workspace } = resolved;
     // This workspace's project layer, tightened: what this host's parts below run with.
     const hostConfig = await resolveHostConfig(settings, workspace);
+    performance.mark("odek:hostconfig");
     const host: Settings = { ...settings, config: hostConfig.config };
     const warnings: string[] = [...hostConfig.warnings];
     const model = options.model ?? meta?.model ?? host.config.model;
     const addDirs = await resolveAddDirs(settings, options.addDirs ?? [], cwd);
-    const at = (
-      path: string | undefined,
-    ) => (path === undefined ? undefined : resolve(cwd ?? "/", path));
+    const at = (path?: string) => (path === undefined ? undefined : resolve(cwd ?? "/", path));
     const replay = at(options.replay);
+    performance.mark("odek:pre-model");
     const modelClient = await buildModel(host, {
       model,
       baseUrl,
@@ -249,7 +252,10 @@ export async function openSessionHost(
       ...(parts.fetch ? { fetch: parts.fetch } : {}),
       ...(parts.clock ? { clock: parts.clock } : {}),
     });
+    // Its SDK loads while the broker and the session are set up.
+    modelClient.prepare?.();
     const trust = options.trust ?? host.config.trustLevel;
+    performance.mark("odek:model");
     const { denyRules } = hostConfig;
     broker = await buildBroker(host, resolved, {
       context,
@@ -260,15 +266,11 @@ export async function openSessionHost(
     });
     // The scratch and the shared network namespace belong to the host (design §8.1).
     warnings.push(...(await broker.start()));
-    const readOnly = await readOnlyWorkspace(workspace);
-    if (readOnly) warnings.push(readOnly);
-    const scanned = broker.workspaceFacts?.(workspace).truncated;
-    if (scanned) {
-      warnings.push(
-        `the workspace is too large to scan whole for files the host runs later (${scanned}): protected files there are still refused by the file tools and asked about, but not bound read-only or reverted after a call. Work in a smaller directory (--workspace) to have them all.`,
-      );
-    }
-    const hostBroker = broker;
+    performance.mark("odek:broker-start");
+    warnings.push(
+      ...await workspaceWarnings(workspace, broker.workspaceFacts(workspace).truncated),
+    );
+    performance.mark("odek:readonly");
     const gateOptions = {
       classifier: await classifier,
       approver: options.approver ?? new NonInteractiveApprover(),
@@ -276,9 +278,10 @@ export async function openSessionHost(
       denyRules,
       scratchDir: await broker.scratchDir(),
       hostPorts: (await broker.sharesNetwork()) ? host.config.network.allowHostPorts : [],
-      facts: () => hostBroker.workspaceFacts(workspace),
+      facts: broker.workspaceFacts.bind(broker, workspace),
     };
     const gate = buildGate(host, resolved, { ...gateOptions, trustLevel: trust });
+    performance.mark("odek:gate");
     if (!session) {
       const task = target.task!;
       session = await settings.store.create({
@@ -316,8 +319,9 @@ export async function openSessionHost(
       });
       for (const message of messages) await session.append(message);
     }
-    const { denoPath, denoDir } = await context;
+    performance.mark("odek:session");
     // What delegate_tasks needs beyond the public host (the key stays in `modelClient`).
+    const { denoPath, denoDir } = await context;
     const subagents: SubagentHostParts = {
       model: modelClient,
       modelName: model,
@@ -341,13 +345,9 @@ export async function openSessionHost(
     disposeProviders = resolvedTools.dispose;
     const tools = runtimeTools(resolvedTools.providers);
     const current = session.meta;
-    const torn = session.tornTail;
-    if (torn) {
-      warnings.push(
-        `the end of session ${current.id}'s journal was damaged (${torn.bytes} bytes after its last whole record, a crash while writing?): they were moved to ${torn.path}, and the session goes on from its last whole record.`,
-      );
-    }
+    if (session.tornTail) warnings.push(tornTailWarning(current.id, session.tornTail));
     checkpointStore = await openCheckpointStore(settings, workspace, current.id);
+    performance.mark("odek:checkpoints");
     const store = checkpointStore;
     return new SessionHost({
       settings: host,
