@@ -210,13 +210,8 @@ export class SessionHost implements AsyncDisposable {
     try {
       const { checkpoints, session } = this.#parts;
       const guard = new WorkspaceGuard({ home: this.#parts.settings.paths.home });
-      return await rewindSession(
-        session,
-        checkpoints.store,
-        request,
-        checkpoints.off,
-        () => guard.facts(this.workspace).protectedExtra,
-      );
+      const extra = () => guard.facts(this.workspace).protectedExtra;
+      return await rewindSession(session, checkpoints.store, request, checkpoints.off, extra);
     } finally {
       this.#starting = false;
     }
