@@ -36,6 +36,13 @@ import { CHECKPOINTS_OFF, openCheckpointStore } from "./stored_sessions.ts";
 import { runtimeTools } from "./runtime_tools.ts";
 import { SessionHost } from "./session_host.ts";
 import { resolveHostConfig } from "./host_config.ts";
+import {
+  type ApprovedProjectMcpServer,
+  approveProjectMcpServers,
+  type McpServerAnswer,
+  type McpServerApprovalRequest,
+} from "../config/approve_project_mcp_servers.ts";
+import { McpApprovalStore } from "../config/mcp_approval_store.ts";
 import { readContextFiles } from "./read_context_files.ts";
 import {
   checkToolProviderSources,
@@ -108,6 +115,18 @@ export interface OpenSessionOptions {
    * called with this host. @default none
    */
   tools?: readonly ToolProviderSource[];
+  /**
+   * Asks the operator whether one of the workspace's project MCP servers (`odek.jsonc`
+   * `mcpServers`) may start: `once`, `always` (stored under ODEK_HOME for this entry's content)
+   * or `deny`. A server with a stored approval of its current entry is not asked about. The CLI
+   * passes `terminalMcpServerPrompt()` when it has a terminal. The approved servers reach the
+   * tool providers as `host.projectMcpServers` (the MCP client starts them).
+   * @default nobody to ask: a project server without a stored approval stays inert, with a warning
+   */
+  askProjectMcpServer?: (
+    request: McpServerApprovalRequest,
+    signal?: AbortSignal,
+  ) => Promise<McpServerAnswer>;
 }
 
 /** What the runtime lends a host while it opens (its workspace-independent parts). */
@@ -177,6 +196,11 @@ export function checkOpenSession(
   }
   checkString("system", options.system);
   checkToolProviderSources("tools", options.tools);
+  if (
+    options.askProjectMcpServer !== undefined && typeof options.askProjectMcpServer !== "function"
+  ) {
+    throw new TypeError("askProjectMcpServer must be a function");
+  }
 }
 
 /**
@@ -228,6 +252,12 @@ export async function openSessionHost(
     const hostConfig = await resolveHostConfig(settings, workspace);
     const host: Settings = { ...settings, config: hostConfig.config };
     const warnings: string[] = [...hostConfig.warnings];
+    const trust = options.trust ?? host.config.trustLevel;
+    const projectMcpServers = await projectServers(settings, hostConfig, workspace, trust, {
+      ...(options.askProjectMcpServer ? { ask: options.askProjectMcpServer } : {}),
+      signal: closing.signal,
+      warn: (message) => warnings.push(message),
+    });
     const model = options.model ?? meta?.model ?? host.config.model;
     const addDirs = await resolveAddDirs(settings, options.addDirs ?? [], cwd);
     const at = (
@@ -243,7 +273,6 @@ export async function openSessionHost(
       ...(parts.fetch ? { fetch: parts.fetch } : {}),
       ...(parts.clock ? { clock: parts.clock } : {}),
     });
-    const trust = options.trust ?? host.config.trustLevel;
     const { denyRules } = hostConfig;
     broker = await buildBroker(host, resolved, {
       context,
@@ -311,6 +340,7 @@ export async function openSessionHost(
       trust,
       broker,
       signal: closing.signal,
+      projectMcpServers,
     });
     disposeProviders = resolvedTools.dispose;
     const tools = runtimeTools(resolvedTools.providers);
@@ -370,4 +400,43 @@ export async function openSessionHost(
     }
     throw error;
   }
+}
+
+/**
+ * The project's MCP servers the operator approves (or approved before, for this content): the
+ * decision's warnings go to the host's. None in an untrusted host (no server starts there).
+ */
+async function projectServers(
+  settings: Settings,
+  hostConfig: Awaited<ReturnType<typeof resolveHostConfig>>,
+  workspace: string,
+  trust: TrustLevel,
+  options: {
+    ask?: OpenSessionOptions["askProjectMcpServer"];
+    signal: AbortSignal;
+    warn: (message: string) => void;
+  },
+): Promise<ApprovedProjectMcpServer[]> {
+  const { file, mcpServers } = hostConfig.project;
+  const names = Object.keys(mcpServers);
+  if (names.length === 0) return [];
+  if (trust === "untrusted") {
+    options.warn(
+      `${file}: MCP servers ${
+        names.map((n) => JSON.stringify(n)).join(", ")
+      } not started: an untrusted run starts no MCP server`,
+    );
+    return [];
+  }
+  const decision = await approveProjectMcpServers({
+    project: workspace,
+    file,
+    servers: mcpServers,
+    store: McpApprovalStore.inHome(settings.paths.odekHome),
+    ...(options.ask ? { ask: options.ask } : {}),
+    reserved: Object.keys(hostConfig.config.mcpServers),
+    signal: options.signal,
+  });
+  for (const warning of decision.warnings) options.warn(warning);
+  return decision.approved;
 }
