@@ -21,6 +21,7 @@ import { checkFunction, checkObject, checkSignal, checkString } from "./check_op
 import { contextOptionsFor } from "./context_options.ts";
 import { priorSpend } from "./prior_spend.ts";
 import { Run } from "./run.ts";
+import { directCallModel } from "./direct_call_model.ts";
 import { prepareTurn } from "./_prepare_turn.ts";
 import {
   listTurns,
@@ -211,6 +212,7 @@ export class SessionHost implements AsyncDisposable {
     checkString("message", options.message);
     checkSignal("signal", options.signal);
     checkFunction("stepRunner", options.stepRunner);
+    checkToolCall(options);
     checkObject("budgets", options.budgets, true);
     const { maxIterations, maxToolParallel, ...overrides } = options.budgets ?? {};
     checkRunLimits(
@@ -263,13 +265,18 @@ export class SessionHost implements AsyncDisposable {
     const run = new Run({
       runId: newRunId(),
       session,
-      model: this.#parts.model,
+      model: options.toolCall
+        ? directCallModel({
+          id: options.toolCall.id ?? `direct-${crypto.randomUUID()}`,
+          ...options.toolCall,
+        })
+        : this.#parts.model,
       broker: this.#parts.broker,
       gate: this.#parts.gate,
       clarifier: this.#parts.clarifier,
       tools: this.#parts.tools,
       messages,
-      maxIterations: limits.maxIterations ?? config.budgets.maxIterations,
+      maxIterations: options.toolCall ? 2 : limits.maxIterations ?? config.budgets.maxIterations,
       maxToolParallel: limits.maxToolParallel ?? config.budgets.maxToolParallel,
       budgets,
       context: contextOptionsFor(config, model),
@@ -365,4 +372,19 @@ function definedOnly(budgets: RunBudgets): RunBudgets {
   return Object.fromEntries(
     Object.entries(budgets).filter(([, value]) => value !== undefined),
   ) as RunBudgets;
+}
+
+/** `toolCall` needs a name, object arguments and the user's `message`. */
+function checkToolCall(options: StartRunOptions): void {
+  const call = options.toolCall;
+  if (call === undefined) return;
+  checkObject("toolCall", call);
+  checkString("toolCall.name", call.name, { nonEmpty: true });
+  checkString("toolCall.id", call.id, { nonEmpty: true });
+  if (typeof call.args !== "object" || call.args === null || Array.isArray(call.args)) {
+    throw new TypeError("toolCall.args must be an object");
+  }
+  if (options.message === undefined) {
+    throw new TypeError("toolCall needs a message (what the caller asked, the user's turn)");
+  }
 }
