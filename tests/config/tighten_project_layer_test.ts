@@ -38,13 +38,14 @@ Deno.test("each key a project may not set is ignored with one warning naming the
     trustedClasses: ["network", "destructive"],
     addDirs: ["/var/tmp/outside"],
     dedicatedWorkspace: true,
+    "mcpServe.workspaces": ["/var/tmp/outside"],
   };
   const refused = Object.entries(PROJECT_KEY_RULES).filter(([, r]) => r.type === "refuse");
   for (const [path] of refused) {
     await t.step(path, () => {
       const project = path.startsWith("models.")
         ? { models: { "gpt-4.1-mini": { [path.split(".")[2]]: 0.0001 } } }
-        : { [path]: samples[path] };
+        : nested(path, samples[path]);
       assert.ok(path.startsWith("models.") || path in samples, `no sample for ${path}`);
       const out = tighten(project);
       assert.deepEqual(out.layer, {}, "nothing of it is kept");
@@ -190,3 +191,11 @@ Deno.test("keys that reach a prototype are ignored", () => {
   assert.equal(({} as Record<string, unknown>).contextWindow, undefined);
   assert.equal(Object.getPrototypeOf(out.layer.models ?? {}), Object.prototype);
 });
+
+/** `{ a: { b: value } }` for the key path `a.b`. */
+function nested(path: string, value: unknown): Record<string, unknown> {
+  return path.split(".").reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Record<
+    string,
+    unknown
+  >;
+}
