@@ -15,6 +15,7 @@ import {
 import { odekMcpServer } from "./_serve_server.ts";
 import type { McpService } from "./_serve_service.ts";
 import { gateRequest } from "./_serve_http_gate.ts";
+import { BoundedEventStore } from "./_serve_event_store.ts";
 
 /** Options of {@linkcode serveHttp}. */
 export interface ServeHttpOptions {
@@ -59,6 +60,8 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServing>
       new WebStandardStreamableHTTPServerTransport(
         {
           sessionIdGenerator: () => crypto.randomUUID(),
+        eventStore: new BoundedEventStore(),
+        retryInterval: 1000,
           maxRequestBodySize: options.maxBodyBytes,
           onsessioninitialized: (sid) => {
             sessions.set(sid, transport);

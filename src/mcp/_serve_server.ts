@@ -35,7 +35,7 @@ export function odekMcpServer(
   stateful: boolean,
 ): Server {
   const server = new Server({ name: SERVER_NAME, title: "odek", version }, {
-    capabilities: { tools: {} },
+    capabilities: era === "legacy" ? { tools: {}, logging: {} } : { tools: {} },
     instructions:
       "odek's built-in tools (files, programs, web) run in odek's sandbox with its classification; run_task runs a whole agent task. A call odek would ask about is put to you through elicitation when you support it, else refused with the reason.",
   });
