@@ -23,6 +23,7 @@ import { readOnlyWorkspace } from "../config/read_only_workspace.ts";
 import { buildModel, type ModelFactory } from "./build_model.ts";
 import {
   checkBoolean,
+  checkFunction,
   checkMethods,
   checkObject,
   checkString,
@@ -36,13 +37,11 @@ import { CHECKPOINTS_OFF, openCheckpointStore } from "./stored_sessions.ts";
 import { runtimeTools } from "./runtime_tools.ts";
 import { SessionHost } from "./session_host.ts";
 import { resolveHostConfig } from "./host_config.ts";
-import {
-  type ApprovedProjectMcpServer,
-  approveProjectMcpServers,
-  type McpServerAnswer,
-  type McpServerApprovalRequest,
+import type {
+  McpServerAnswer,
+  McpServerApprovalRequest,
 } from "../config/approve_project_mcp_servers.ts";
-import { McpApprovalStore } from "../config/mcp_approval_store.ts";
+import { projectServers } from "./host_project_mcp_servers.ts";
 import { readContextFiles } from "./read_context_files.ts";
 import {
   checkToolProviderSources,
@@ -196,11 +195,7 @@ export function checkOpenSession(
   }
   checkString("system", options.system);
   checkToolProviderSources("tools", options.tools);
-  if (
-    options.askProjectMcpServer !== undefined && typeof options.askProjectMcpServer !== "function"
-  ) {
-    throw new TypeError("askProjectMcpServer must be a function");
-  }
+  checkFunction("askProjectMcpServer", options.askProjectMcpServer);
 }
 
 /**
@@ -400,43 +395,4 @@ export async function openSessionHost(
     }
     throw error;
   }
-}
-
-/**
- * The project's MCP servers the operator approves (or approved before, for this content): the
- * decision's warnings go to the host's. None in an untrusted host (no server starts there).
- */
-async function projectServers(
-  settings: Settings,
-  hostConfig: Awaited<ReturnType<typeof resolveHostConfig>>,
-  workspace: string,
-  trust: TrustLevel,
-  options: {
-    ask?: OpenSessionOptions["askProjectMcpServer"];
-    signal: AbortSignal;
-    warn: (message: string) => void;
-  },
-): Promise<ApprovedProjectMcpServer[]> {
-  const { file, mcpServers } = hostConfig.project;
-  const names = Object.keys(mcpServers);
-  if (names.length === 0) return [];
-  if (trust === "untrusted") {
-    options.warn(
-      `${file}: MCP servers ${
-        names.map((n) => JSON.stringify(n)).join(", ")
-      } not started: an untrusted run starts no MCP server`,
-    );
-    return [];
-  }
-  const decision = await approveProjectMcpServers({
-    project: workspace,
-    file,
-    servers: mcpServers,
-    store: McpApprovalStore.inHome(settings.paths.odekHome),
-    ...(options.ask ? { ask: options.ask } : {}),
-    reserved: Object.keys(hostConfig.config.mcpServers),
-    signal: options.signal,
-  });
-  for (const warning of decision.warnings) options.warn(warning);
-  return decision.approved;
 }
