@@ -295,10 +295,14 @@ export interface OdekConfig {
   deny: { commands: string[]; paths: string[]; domains: string[] };
   /** Context files of every layer (the union), as written. */
   contextFiles: string[];
+  /** Checkpoints around each writing step (`odek undo`); the caps bound one checkpoint. */
   checkpoints: { enabled: boolean; maxFiles: number; maxMiB: number; maxFileMiB: number };
   /** `odek mcp serve`: the workspaces a `run_task` may name besides the dedicated one. */
   mcpServe: { workspaces: string[] };
-  /** MCP servers by name (docs/mcp.md). */
+  /**
+   * MCP servers by name (docs/mcp.md), read by odek's MCP client.
+   * @internal
+   */
   mcpServers: Record<string, McpServerConfig>;
 }
 

@@ -38,6 +38,8 @@ Deno.test("each key a project may not set is ignored with one warning naming the
     trustedClasses: ["network", "destructive"],
     addDirs: ["/var/tmp/outside"],
     dedicatedWorkspace: true,
+    "checkpoints.enabled": false,
+    "network.allowHostPorts": [5432],
     "mcpServe.workspaces": ["/var/tmp/outside"],
   };
   const refused = Object.entries(PROJECT_KEY_RULES).filter(([, r]) => r.type === "refuse");
@@ -45,7 +47,10 @@ Deno.test("each key a project may not set is ignored with one warning naming the
     await t.step(path, () => {
       const project = path.startsWith("models.")
         ? { models: { "gpt-4.1-mini": { [path.split(".")[2]]: 0.0001 } } }
-        : nested(path, samples[path]);
+        : path.split(".").reduceRight<unknown>(
+          (value, key) => ({ [key]: value }),
+          samples[path],
+        ) as Record<string, unknown>;
       assert.ok(path.startsWith("models.") || path in samples, `no sample for ${path}`);
       const out = tighten(project);
       assert.deepEqual(out.layer, {}, "nothing of it is kept");
@@ -191,11 +196,3 @@ Deno.test("keys that reach a prototype are ignored", () => {
   assert.equal(({} as Record<string, unknown>).contextWindow, undefined);
   assert.equal(Object.getPrototypeOf(out.layer.models ?? {}), Object.prototype);
 });
-
-/** `{ a: { b: value } }` for the key path `a.b`. */
-function nested(path: string, value: unknown): Record<string, unknown> {
-  return path.split(".").reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Record<
-    string,
-    unknown
-  >;
-}
