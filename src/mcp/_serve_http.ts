@@ -60,8 +60,8 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServing>
       new WebStandardStreamableHTTPServerTransport(
         {
           sessionIdGenerator: () => crypto.randomUUID(),
-        eventStore: new BoundedEventStore(),
-        retryInterval: 1000,
+          eventStore: new BoundedEventStore(),
+          retryInterval: 1000,
           maxRequestBodySize: options.maxBodyBytes,
           onsessioninitialized: (sid) => {
             sessions.set(sid, transport);

@@ -9,7 +9,16 @@
 import type { Runtime } from "../runtime/runtime.ts";
 import type { ToolProviderSource } from "../runtime/tool_provider_source.ts";
 
-/** How the server is reached. */
+/**
+ * How the server is reached.
+ *
+ * @example Streamable HTTP on a free loopback port, with a token of your own
+ * ```ts
+ * import type { McpServeTransport } from "./mcp_serve.ts";
+ * const http: McpServeTransport = { type: "http", hostname: "127.0.0.1", port: 0, token: "s3cret-token" };
+ * if (http.type !== "http" || http.port !== 0) throw new Error();
+ * ```
+ */
 export type McpServeTransport =
   | { type: "stdio" }
   | {
@@ -28,13 +37,23 @@ export type McpServeTransport =
     maxBodyBytes?: number;
   };
 
-/** Options for {@linkcode serveMcp}. */
+/**
+ * Options for {@linkcode serveMcp}.
+ *
+ * @example Over stdio (the default transport)
+ * ```ts
+ * import type { McpServeOptions } from "./mcp_serve.ts";
+ * import type { Runtime } from "../runtime/runtime.ts";
+ * const options = (runtime: Runtime): McpServeOptions => ({ runtime, version: "0.1.0" });
+ * if (typeof options !== "function") throw new Error();
+ * ```
+ */
 export interface McpServeOptions {
   /** The runtime whose session hosts run the calls (its configuration: `mcpServe.workspaces`). */
   runtime: Runtime;
   /** odek's version, in `initialize` / `server/discover`. */
   version: string;
-  /** @default stdio (this process's standard input and output) */
+  /** Where clients reach it. @default stdio (this process's standard input and output) */
   transport?: McpServeTransport;
   /** More tools for every host it opens (and so for `run_task`'s agent). @default none */
   tools?: readonly ToolProviderSource[];
@@ -42,7 +61,20 @@ export interface McpServeOptions {
   warn?: (message: string) => void;
 }
 
-/** A running server. */
+/**
+ * A running server.
+ *
+ * @example Wait for the server to stop, or stop it after a minute
+ * ```ts
+ * import type { McpServeHandle } from "./mcp_serve.ts";
+ * async function serveFor(server: McpServeHandle, ms: number): Promise<void> {
+ *   const timer = setTimeout(() => void server.close(), ms);
+ *   await server.finished;
+ *   clearTimeout(timer);
+ * }
+ * if (typeof serveFor !== "function") throw new Error();
+ * ```
+ */
 export interface McpServeHandle extends AsyncDisposable {
   /** HTTP: the endpoint for clients that send `Authorization: Bearer <token>`. */
   url?: string;
@@ -74,15 +106,27 @@ export interface McpServeHandle extends AsyncDisposable {
  * @throws {RangeError} a non-loopback address without `allowNonLoopback`
  * @throws {Deno.errors.AddrInUse} the port is taken
  *
- * @example Serve over HTTP on a free loopback port
- * ```ts ignore
- * import { createRuntime, serveMcp } from "@odek/odek";
- * await using runtime = await createRuntime({ env: Deno.env.toObject() });
- * await using server = await serveMcp({
- *   runtime, version: "0.1.0", transport: { type: "http", hostname: "127.0.0.1", port: 0 },
- * });
- * console.error(`MCP endpoint: ${server.tokenUrl}`);
- * await server.finished;
+ * @example Serve over HTTP on a free loopback port; a request without the token is refused
+ * ```ts
+ * import { createRuntime } from "../runtime/create_runtime.ts";
+ * import { serveMcp } from "./mcp_serve.ts";
+ * const home = await Deno.makeTempDir();
+ * try {
+ *   await using runtime = await createRuntime({
+ *     env: { HOME: home, PATH: "/usr/bin:/bin", ODEK_API_KEY: "unused" },
+ *     config: { sandbox: "none" },
+ *   });
+ *   await using server = await serveMcp({
+ *     runtime, version: "0.1.0", transport: { type: "http", hostname: "127.0.0.1", port: 0 },
+ *   });
+ *   const response = await fetch(server.url!, { method: "POST", body: "{}" });
+ *   await response.body?.cancel();
+ *   if (response.status !== 401 || !server.tokenUrl?.endsWith(`/${server.token}/mcp`)) {
+ *     throw new Error(`${response.status}`);
+ *   }
+ * } finally {
+ *   await Deno.remove(home, { recursive: true });
+ * }
  * ```
  */
 export async function serveMcp(options: McpServeOptions): Promise<McpServeHandle> {

@@ -8,7 +8,17 @@
  */
 import type { Model, ModelRequest, ModelResponse } from "../llm/model.ts";
 
-/** One tool call a surface asks for (`startRun({ toolCall })`). */
+/**
+ * One tool call a surface asks for (`startRun({ toolCall })`).
+ *
+ * @example Read a file as a one-step run
+ * ```ts
+ * import type { DirectToolCall } from "./direct_call_model.ts";
+ * const call: DirectToolCall = { name: "read_file", args: { path: "README.md" } };
+ * // await host.startRun({ message: "The MCP client calls read_file.", toolCall: call });
+ * if (call.name !== "read_file") throw new Error();
+ * ```
+ */
 export interface DirectToolCall {
   /** Its id in the transcript. @default a fresh `direct-<uuid>` */
   id?: string;

@@ -128,6 +128,16 @@ const EXPORTS: Record<string, string[]> = {
     "ElicitationFieldBase",
     "ElicitationOption",
     "ElicitationValue",
+    // Project MCP servers and odek as an MCP server.
+    "ApprovedProjectMcpServer",
+    "McpServerAnswer",
+    "McpServerApprovalRequest",
+    "ProjectMcpServer",
+    "DirectToolCall",
+    "serveMcp",
+    "McpServeOptions",
+    "McpServeHandle",
+    "McpServeTransport",
     // Undo and rewind.
     "ConflictAnswer",
     "RewindOutcome",
