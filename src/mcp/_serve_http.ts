@@ -16,6 +16,7 @@ import { odekMcpServer } from "./_serve_server.ts";
 import type { McpService } from "./_serve_service.ts";
 import { gateRequest } from "./_serve_http_gate.ts";
 import { BoundedEventStore } from "./_serve_event_store.ts";
+import { ModernApprovals } from "./_serve_input_required.ts";
 
 /** Options of {@linkcode serveHttp}. */
 export interface ServeHttpOptions {
@@ -44,8 +45,9 @@ export interface HttpServing {
 /** Start listening. */
 export async function serveHttp(options: ServeHttpOptions): Promise<HttpServing> {
   const { service, version } = options;
+  const modernApprovals = new ModernApprovals();
   const modern = createMcpHandler(
-    (ctx) => odekMcpServer(service, version, ctx.era, false),
+    (ctx) => odekMcpServer(service, version, ctx.era, false, modernApprovals),
     { legacy: "reject", maxRequestBodySize: options.maxBodyBytes, onerror: options.onError },
   );
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
@@ -77,7 +79,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServing>
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
-    const server = odekMcpServer(service, version, "legacy", true);
+    const server = odekMcpServer(service, version, "legacy", true, modernApprovals);
     await server.connect(transport);
     return await transport.handleRequest(request, { parsedBody: body });
   };

@@ -16,6 +16,8 @@ import {
 import { OdekError } from "../_util/odek_error.ts";
 import type { ElicitForm, ElicitReply, McpAsker } from "./_serve_operator.ts";
 import type { McpService } from "./_serve_service.ts";
+import type { ModernApprovals } from "./_serve_input_required.ts";
+import { RUN_TASK } from "./_serve_tools.ts";
 
 /** The server's name in `initialize` and `server/discover`. */
 export const SERVER_NAME = "odek";
@@ -27,20 +29,23 @@ export const SERVER_NAME = "odek";
  * @param version odek's version
  * @param era which protocol era the instance serves
  * @param stateful whether server-to-client requests can be answered (stdio, a 2025 HTTP session)
+ * @param modern the input-required approvals of 2026-07-28 requests (one per process)
  */
 export function odekMcpServer(
   service: McpService,
   version: string,
   era: "legacy" | "modern",
   stateful: boolean,
+  modern: ModernApprovals,
 ): Server {
   const server = new Server({ name: SERVER_NAME, title: "odek", version }, {
     capabilities: era === "legacy" ? { tools: {}, logging: {} } : { tools: {} },
+    requestState: { verify: modern.codec.verify },
     instructions:
       "odek's built-in tools (files, programs, web) run in odek's sandbox with its classification; run_task runs a whole agent task. A call odek would ask about is put to you through elicitation when you support it, else refused with the reason.",
   });
   server.setRequestHandler("tools/list", () => ({ tools: service.list() }));
-  server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
+  server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name, arguments: args = {} } = request.params;
     if (!service.has(name)) {
       throw new ProtocolError(
@@ -49,9 +54,14 @@ export function odekMcpServer(
       );
     }
     const token = ctx.mcpReq._meta?.progressToken;
+    // A 2026-07-28 direct call asks through an input-required result; a run_task cannot be
+    // paused that way, so its calls that would ask are refused with the reason.
+    const ask = era === "modern" && name !== RUN_TASK
+      ? await modern.asker(ctx, name, args)
+      : asker(server, ctx, era, stateful);
     try {
       const result = await service.call(name, args as Record<string, unknown>, {
-        asker: asker(server, ctx, era, stateful),
+        asker: ask,
         signal: ctx.mcpReq.signal,
         ...(token !== undefined
           ? {
@@ -63,7 +73,9 @@ export function odekMcpServer(
           }
           : {}),
       });
-      return { ...result };
+      const needed = (ask as { needed?: ElicitForm }).needed;
+      if (needed) return await modern.ask(ctx, name, args, needed);
+      return { ...result } as CallToolResult;
     } catch (error) {
       // An operator-facing fault (no API key, no sandbox) is the call's error, with its words.
       const message = error instanceof OdekError
@@ -83,7 +95,7 @@ function asker(
   stateful: boolean,
 ): McpAsker {
   const cannotAsk = era === "modern"
-    ? "this 2026-07-28 request cannot be asked mid-call (odek does not answer with input-required results yet)"
+    ? "a run_task on 2026-07-28 cannot stop for a question (only direct calls ask, through input-required results)"
     : !stateful
     ? "this request has no session to ask on"
     : server.getClientCapabilities()?.elicitation === undefined

@@ -9,6 +9,7 @@ import { serveHttp } from "./_serve_http.ts";
 import { newToken } from "./_serve_http_gate.ts";
 import { odekMcpServer } from "./_serve_server.ts";
 import { McpService } from "./_serve_service.ts";
+import { ModernApprovals } from "./_serve_input_required.ts";
 import type { McpServeHandle, McpServeOptions } from "./mcp_serve.ts";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -30,8 +31,9 @@ export async function startMcpServe(options: McpServeOptions): Promise<McpServeH
       await close();
       done.resolve();
     };
+    const approvals = new ModernApprovals();
     const handle = serveStdio(
-      (ctx) => odekMcpServer(service, options.version, ctx.era, true),
+      (ctx) => odekMcpServer(service, options.version, ctx.era, true, approvals),
       { transport: stdio, onerror: (error) => warn(`MCP: ${error.message}`) },
     );
     const stop = async () => {

@@ -125,3 +125,47 @@ sandboxTest(
     );
   },
 );
+
+sandboxTest(
+  "odek mcp serve --http: a 2026-07-28 client is asked through an input-required result before a call that would ask",
+  async (t) => {
+    await using f = await serveFixture([]);
+    await using s = await httpServe(f);
+    const client = new Client(
+      { name: "odek-test", version: "1.0.0" },
+      {
+        capabilities: { elicitation: { form: {} } },
+        versionNegotiation: { mode: "auto" },
+      } as ConstructorParameters<typeof Client>[1],
+    );
+    const asked: string[] = [];
+    let approve = false;
+    client.setRequestHandler("elicitation/create", (request) => {
+      asked.push(String(request.params.message));
+      return { action: "accept", content: { approve } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(s.tokenUrl)));
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+      const outside = `${f.fx.home}/canary-mrtr.txt`;
+      const write = () =>
+        client.callTool({ name: "write_file", arguments: { path: outside, content: "canary\n" } });
+      await t.step("declined: asked once, and the call does not run", async () => {
+        const result = await write();
+        assert.equal(result.isError, true, JSON.stringify(result));
+        assert.equal(asked.length, 1);
+        assert.match(asked[0], /odek asks before running write_file/);
+        await assert.rejects(() => Deno.stat(outside), Deno.errors.NotFound);
+      });
+      await t.step("approved: the call runs", async () => {
+        approve = true;
+        const result = await write();
+        assert.ok(!result.isError, JSON.stringify(result));
+        assert.equal(asked.length, 2);
+        assert.equal(await Deno.readTextFile(outside), "canary\n");
+      });
+    } finally {
+      await client.close();
+    }
+  },
+);
