@@ -2,7 +2,8 @@
  * The operator of `odek mcp serve`'s session hosts is the MCP client (private to `mcp/`): a call
  * that asks, and a `clarify` question, are put to the client through elicitation when the
  * client can answer one (a 2025-11-25 connection that declared the `elicitation` capability, on
- * stdio or a stateful HTTP session); otherwise the call is refused with the reason and the
+ * stdio or a stateful HTTP session; on 2026-07-28 the asker of a direct call answers through an
+ * input-required result, `_serve_input_required.ts`); otherwise the call is refused with the reason and the
  * question is answered "nobody can answer". The client of the request being served is set per
  * request (`bind`), since a host runs one run at a time.
  *

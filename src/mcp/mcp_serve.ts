@@ -96,8 +96,9 @@ export interface McpServeHandle extends AsyncDisposable {
  * session host in the dedicated workspace (opened on the first call); each `run_task` opens a
  * host of its own (the dedicated workspace, or one of `mcpServe.workspaces`), streams progress
  * notifications, and returns the final answer and the changed files. A call that would ask is
- * put to the client through elicitation on a 2025-11-25 connection that supports it (stdio, or
- * an HTTP session), else refused with the reason. HTTP binds loopback only (unless
+ * put to a client that supports elicitation — `elicitation/create` on 2025-11-25 (stdio, or an
+ * HTTP session), an input-required result for a direct call on 2026-07-28 — else refused with
+ * the reason. HTTP binds loopback only (unless
  * `allowNonLoopback`), checks `Host` and `Origin`, requires the token (bearer header or secret
  * path segment, compared in constant time) and caps request bodies.
  *
