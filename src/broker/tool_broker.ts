@@ -107,8 +107,19 @@ export type ToolResult =
      * output sizes are, whatever its runtime. @default the output
      */
     stallKey?: string;
+    /**
+     * odek's own notes about the call (what it undid, what it could not grant): shown to the
+     * model after the untrusted-content boundary, so a program's output cannot forge them.
+     * @default none
+     */
+    notes?: readonly string[];
   }
-  | { ok: false; error: ToolError };
+  | {
+    ok: false;
+    error: ToolError;
+    /** As for a success: odek's own notes, shown after the boundary. @default none */
+    notes?: readonly string[];
+  };
 
 /**
  * One call to run: arguments already parsed from JSON and validated against the tool's schema

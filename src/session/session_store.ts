@@ -240,7 +240,9 @@ export interface OpenSession extends AsyncDisposable {
  * @example Create, append, list, reopen (every type of this module in use)
  * ```ts
  * import { MemorySessionStore } from "./memory_session_store.ts";
- * import type { *   CreateSessionInit, OpenSession, SessionMeta, SessionMetaPatch, SessionStore, SessionSummary, * } from "./session_store.ts";
+ * import type {
+ *   CreateSessionInit, OpenSession, SessionMeta, SessionMetaPatch, SessionStore, SessionSummary,
+ * } from "./session_store.ts";
  * const store: SessionStore = new MemorySessionStore();
  * const init: CreateSessionInit = { workspace: "/w", model: "m", baseUrl: "http://x", title: "t" };
  * const session: OpenSession = await store.create(init);
