@@ -164,6 +164,7 @@ export type {
 // Project MCP servers (approved when a host opens) and odek as an MCP server.
 export type {
   ApprovedProjectMcpServer,
+  AskProjectMcpServer,
   McpServerAnswer,
   McpServerApprovalRequest,
 } from "./config/approve_project_mcp_servers.ts";

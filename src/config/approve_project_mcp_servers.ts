@@ -113,6 +113,22 @@ export interface McpServerApprovalRequest {
  */
 export type McpServerAnswer = "once" | "always" | "deny";
 
+/**
+ * Asks the operator about one project server (`openSession(target, { askProjectMcpServer })`).
+ *
+ * @example Start servers run with node for this session only
+ * ```ts
+ * import type { AskProjectMcpServer } from "./approve_project_mcp_servers.ts";
+ * const ask: AskProjectMcpServer = (request) =>
+ *   Promise.resolve(request.entry.command === "node" ? "once" : "deny");
+ * if (typeof ask !== "function") throw new Error();
+ * ```
+ */
+export type AskProjectMcpServer = (
+  request: McpServerApprovalRequest,
+  signal?: AbortSignal,
+) => Promise<McpServerAnswer>;
+
 /** Options for {@linkcode approveProjectMcpServers}. */
 export interface ApproveProjectMcpServersOptions {
   /** The workspace's real path. */
@@ -127,7 +143,7 @@ export interface ApproveProjectMcpServersOptions {
    * Asks the operator about one server. @default nobody to ask: a server without a stored
    * approval of its current content stays inert, with a warning
    */
-  ask?: (request: McpServerApprovalRequest, signal?: AbortSignal) => Promise<McpServerAnswer>;
+  ask?: AskProjectMcpServer;
   /** Names the user's own configuration gives servers: a project server may not take one. @default [] */
   reserved?: readonly string[];
   /**

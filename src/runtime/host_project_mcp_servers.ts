@@ -8,8 +8,7 @@
 import {
   type ApprovedProjectMcpServer,
   approveProjectMcpServers,
-  type McpServerAnswer,
-  type McpServerApprovalRequest,
+  type AskProjectMcpServer,
 } from "../config/approve_project_mcp_servers.ts";
 import { McpApprovalStore } from "../config/mcp_approval_store.ts";
 import type { TrustLevel } from "../config/trust_level.ts";
@@ -29,19 +28,17 @@ export async function projectServers(
   workspace: string,
   trust: TrustLevel,
   options: {
-    ask?: (
-      request: McpServerApprovalRequest,
-      signal?: AbortSignal,
-    ) => Promise<McpServerAnswer>;
+    ask: AskProjectMcpServer | undefined;
     signal: AbortSignal;
-    warn: (message: string) => void;
+    /** Receives the warnings. */
+    warnings: string[];
   },
 ): Promise<ApprovedProjectMcpServer[]> {
   const { file, mcpServers } = hostConfig.project;
   const names = Object.keys(mcpServers);
   if (names.length === 0) return [];
   if (trust === "untrusted") {
-    options.warn(
+    options.warnings.push(
       `${file}: MCP servers ${
         names.map((n) => JSON.stringify(n)).join(", ")
       } not started: an untrusted run starts no MCP server`,
@@ -57,6 +54,6 @@ export async function projectServers(
     reserved: Object.keys(hostConfig.config.mcpServers),
     signal: options.signal,
   });
-  for (const warning of decision.warnings) options.warn(warning);
+  options.warnings.push(...decision.warnings);
   return decision.approved;
 }

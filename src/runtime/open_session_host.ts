@@ -37,10 +37,7 @@ import { CHECKPOINTS_OFF, openCheckpointStore } from "./stored_sessions.ts";
 import { runtimeTools } from "./runtime_tools.ts";
 import { SessionHost } from "./session_host.ts";
 import { resolveHostConfig } from "./host_config.ts";
-import type {
-  McpServerAnswer,
-  McpServerApprovalRequest,
-} from "../config/approve_project_mcp_servers.ts";
+import type { AskProjectMcpServer } from "../config/approve_project_mcp_servers.ts";
 import { projectServers } from "./host_project_mcp_servers.ts";
 import { readContextFiles } from "./read_context_files.ts";
 import {
@@ -115,17 +112,11 @@ export interface OpenSessionOptions {
    */
   tools?: readonly ToolProviderSource[];
   /**
-   * Asks the operator whether one of the workspace's project MCP servers (`odek.jsonc`
-   * `mcpServers`) may start: `once`, `always` (stored under ODEK_HOME for this entry's content)
-   * or `deny`. A server with a stored approval of its current entry is not asked about. The CLI
-   * passes `terminalMcpServerPrompt()` when it has a terminal. The approved servers reach the
-   * tool providers as `host.projectMcpServers` (the MCP client starts them).
-   * @default nobody to ask: a project server without a stored approval stays inert, with a warning
+   * Whether a project MCP server (`odek.jsonc`) without a stored approval of its entry may start:
+   * `once`, `always` (stored under ODEK_HOME) or `deny`; the approved reach tool providers as
+   * `host.projectMcpServers`. @default nobody to ask: such a server stays inert, with a warning
    */
-  askProjectMcpServer?: (
-    request: McpServerApprovalRequest,
-    signal?: AbortSignal,
-  ) => Promise<McpServerAnswer>;
+  askProjectMcpServer?: AskProjectMcpServer;
 }
 
 /** What the runtime lends a host while it opens (its workspace-independent parts). */
@@ -249,9 +240,9 @@ export async function openSessionHost(
     const warnings: string[] = [...hostConfig.warnings];
     const trust = options.trust ?? host.config.trustLevel;
     const projectMcpServers = await projectServers(settings, hostConfig, workspace, trust, {
-      ...(options.askProjectMcpServer ? { ask: options.askProjectMcpServer } : {}),
+      ask: options.askProjectMcpServer,
       signal: closing.signal,
-      warn: (message) => warnings.push(message),
+      warnings,
     });
     const model = options.model ?? meta?.model ?? host.config.model;
     const addDirs = await resolveAddDirs(settings, options.addDirs ?? [], cwd);

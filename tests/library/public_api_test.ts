@@ -130,6 +130,7 @@ const EXPORTS: Record<string, string[]> = {
     "ElicitationValue",
     // Project MCP servers and odek as an MCP server.
     "ApprovedProjectMcpServer",
+    "AskProjectMcpServer",
     "McpServerAnswer",
     "McpServerApprovalRequest",
     "ProjectMcpServer",
