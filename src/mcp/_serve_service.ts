@@ -41,6 +41,8 @@ export interface McpServiceOptions {
   workspaces: readonly string[];
   /** More tools for the hosts (a library caller's). @default none */
   tools?: readonly ToolProviderSource[];
+  /** Receives each host's warnings (no bwrap, no egress proxy, project keys ignored). @default dropped */
+  warn?: (message: string) => void;
 }
 
 const DIRECT_TASK = "Tool calls of an MCP client (odek mcp serve)";
@@ -192,14 +194,18 @@ export class McpService implements AsyncDisposable {
     };
   }
 
-  #open(target: { task: string }, workspace: string | undefined): Promise<SessionHost> {
-    return this.#options.runtime.openSession(target, {
+  async #open(target: { task: string }, workspace: string | undefined): Promise<SessionHost> {
+    const host = await this.#options.runtime.openSession(target, {
       ...(workspace ? { workspace } : { dedicatedWorkspace: true }),
       approver: this.#operator,
       clarifier: this.#operator,
       reaskApprovals: false,
       ...(this.#options.tools ? { tools: this.#options.tools } : {}),
     });
+    for (const warning of host.warnings) {
+      this.#options.warn?.(`session ${host.sessionId}: ${warning}`);
+    }
+    return host;
   }
 
   /** Cancel what runs and close every host. */

@@ -16,12 +16,13 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** Start serving; see `serveMcp`. */
 export async function startMcpServe(options: McpServeOptions): Promise<McpServeHandle> {
+  const warn = options.warn ?? (() => {});
   const service = new McpService({
     runtime: options.runtime,
     workspaces: options.runtime.config.mcpServe.workspaces,
     ...(options.tools ? { tools: options.tools } : {}),
+    warn,
   });
-  const warn = options.warn ?? (() => {});
   const transport = options.transport ?? { type: "stdio" };
   if (transport.type === "stdio") {
     const done = Promise.withResolvers<void>();
