@@ -11,6 +11,8 @@
  */
 import type { ApprovalAnswer, ApprovalRequest, Approver } from "../approval/approver.ts";
 import type { Clarifier, ClarifyAnswer } from "../approval/clarifier.ts";
+import type { ElicitationAnswer, ElicitationRequest } from "../approval/elicitation.ts";
+import { elicitForm } from "./_serve_elicit_form.ts";
 
 /** One elicitation the operator sends (form mode). */
 export interface ElicitForm {
@@ -119,5 +121,28 @@ export class McpOperator implements Approver, Clarifier {
       reason:
         `The MCP client answered ${reply.action}. Continue on your best judgement and state the assumption you made in your final answer.`,
     };
+  }
+
+  /**
+   * A form from a tool of the host (an MCP server's elicitation inside a `run_task`, a library
+   * tool's question), put to the MCP client; URL mode is declined (odek opens no URL for you).
+   */
+  async elicit(request: ElicitationRequest, signal?: AbortSignal): Promise<ElicitationAnswer> {
+    const asker = this.#asker;
+    const why = asker ? asker.cannotAsk : "no MCP request is being served";
+    if (why !== undefined || !asker) {
+      return { action: "decline", reason: `Nobody can answer: ${why}.` };
+    }
+    if (request.mode === "url") {
+      return { action: "decline", reason: "odek mcp serve forwards form elicitations only" };
+    }
+    const reply = await asker.elicit(elicitForm(request.message, request.fields), signal);
+    if (reply.action === "accept") {
+      return {
+        action: "accept",
+        content: (reply.content ?? {}) as Record<string, string | number | boolean | string[]>,
+      };
+    }
+    return { action: reply.action, reason: `The MCP client answered ${reply.action}.` };
   }
 }

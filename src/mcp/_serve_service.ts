@@ -14,6 +14,8 @@ import type { FileChangeData } from "../loop/run_event.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { SessionHost } from "../runtime/session_host.ts";
 import type { ToolProviderSource } from "../runtime/tool_provider_source.ts";
+import type { ToolProvider } from "../loop/tool_provider.ts";
+import { ToolSet } from "../loop/tool_set.ts";
 import { type McpAsker, McpOperator } from "./_serve_operator.ts";
 import { RUN_TASK, runTaskTool, servedBuiltins, type ServedTool } from "./_serve_tools.ts";
 
@@ -39,11 +41,19 @@ export interface McpServiceOptions {
   runtime: Runtime;
   /** Workspaces `run_task` may name (absolute), besides the dedicated one. */
   workspaces: readonly string[];
-  /** More tools for the hosts (a library caller's). @default none */
+  /** More tools for the hosts (a library caller's; a ready provider's tools are offered too). @default none */
   tools?: readonly ToolProviderSource[];
   /** Receives each host's warnings (no bwrap, no egress proxy, project keys ignored). @default dropped */
   warn?: (message: string) => void;
 }
+
+/** Lists only (the tools run through the hosts' own providers). */
+const UNRUNNABLE: Omit<ToolProvider, "list"> = {
+  name: "tools listed up front",
+  classify: () => ({ kind: "fixed", class: "unknown", detail: "listed only" }),
+  run: () =>
+    Promise.resolve({ ok: false, error: { kind: "unknown_tool", message: "listed only" } }),
+};
 
 const DIRECT_TASK = "Tool calls of an MCP client (odek mcp serve)";
 
@@ -60,7 +70,19 @@ export class McpService implements AsyncDisposable {
 
   constructor(options: McpServiceOptions) {
     this.#options = options;
-    this.#builtins = servedBuiltins();
+    // Ready providers' tools are offered too, and a factory's that lists them up front (`list`);
+    // another factory's tools are known only once a host opens.
+    const ready = (options.tools ?? []).flatMap((t): ToolProvider[] => {
+      if (typeof t !== "function") return [t];
+      const list = (t as { list?: ToolProvider["list"] }).list;
+      return list ? [{ ...UNRUNNABLE, list }] : [];
+    });
+    const provided = new ToolSet({ builtins: [], providers: ready }).specs.map((spec) => ({
+      name: spec.function.name,
+      description: spec.function.description,
+      inputSchema: { type: "object" as const, ...spec.function.parameters },
+    }));
+    this.#builtins = [...servedBuiltins(), ...provided];
     this.#names = new Set(this.#builtins.map((t) => t.name));
   }
 

@@ -55,7 +55,11 @@ export interface McpServeOptions {
   version: string;
   /** Where clients reach it. @default stdio (this process's standard input and output) */
   transport?: McpServeTransport;
-  /** More tools for every host it opens (and so for `run_task`'s agent). @default none */
+  /**
+   * More tools for every host it opens (and so for `run_task`'s agent); a ready provider's tools,
+   * and those of a factory with a `list()` property naming them up front, are offered to clients
+   * too, called like the built-ins. @default none
+   */
   tools?: readonly ToolProviderSource[];
   /** Receives out-of-band errors (never written to stdout). @default dropped */
   warn?: (message: string) => void;

@@ -325,6 +325,8 @@ export async function openSessionHost(
       });
       for (const message of messages) await session.append(message);
     }
+    const clarifier = options.clarifier ??
+      new NoOperatorClarifier("no operator is attached to this run");
     const resolvedTools = await resolveToolProviders([...parts.tools, ...(options.tools ?? [])], {
       sessionId: session.meta.id,
       workspace,
@@ -333,6 +335,7 @@ export async function openSessionHost(
       broker,
       signal: closing.signal,
       projectMcpServers,
+      clarifier,
     });
     disposeProviders = resolvedTools.dispose;
     const tools = runtimeTools(resolvedTools.providers);
@@ -352,8 +355,7 @@ export async function openSessionHost(
       model: modelClient,
       broker,
       gate,
-      clarifier: options.clarifier ??
-        new NoOperatorClarifier("no operator is attached to this run"),
+      clarifier,
       tools,
       closeTools: async () => {
         closing.abort();

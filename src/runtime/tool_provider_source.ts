@@ -7,6 +7,7 @@
  */
 import { OdekError } from "../_util/odek_error.ts";
 import type { ToolBroker } from "../broker/tool_broker.ts";
+import type { Clarifier } from "../approval/clarifier.ts";
 import type { AddDir } from "../config/add_dirs.ts";
 import type { ApprovedProjectMcpServer } from "../config/approve_project_mcp_servers.ts";
 import type { TrustLevel } from "../config/trust_level.ts";
@@ -47,6 +48,11 @@ export interface ToolProviderHost {
    * opened: the only form in which a project server may reach the MCP client. @default none
    */
   readonly projectMcpServers?: readonly ApprovedProjectMcpServer[];
+  /**
+   * The host's clarifier: a provider's tool may put a question or a form to the operator
+   * (`ask`, `elicit`). @default nobody answers
+   */
+  readonly clarifier?: Clarifier;
 }
 
 /**

@@ -1,7 +1,9 @@
 // Every server scenario of both pinned MCP conformance suites against `odek mcp serve --http`
 // (one step each; the core ones also run in the main suite, tests/mcp/serve/conformance_test.ts).
-// Scenarios that need the suite's own fixture tools are expected failures, with their reasons,
-// in tests/mcp/conformance/expected_failures_<revision>.yml (section `server:`).
+// The server is serveMcp() with the suite's fixture tools that odek can host added as a tool
+// provider (tests/mcp/serve/_conformance_tools.ts); scenarios needing other fixture tools, prompts
+// or resources are expected failures, with their reasons, in
+// tests/mcp/conformance/expected_failures_<revision>.yml (section `server:`).
 import assert from "node:assert/strict";
 import {
   expectedFailures,
@@ -11,7 +13,7 @@ import {
   SUITES,
   summary,
 } from "../mcp/conformance/_run_scenario.ts";
-import { httpServe, serveFixture } from "../mcp/serve/_serve_fixture.ts";
+import { CONFORMANCE_SERVER, httpServe, serveFixture } from "../mcp/serve/_serve_fixture.ts";
 
 for (const { revision, variable } of SUITES) {
   const suite = suitePackage(variable);
@@ -23,7 +25,7 @@ for (const { revision, variable } of SUITES) {
       const pkg = (suite as { pkg: string }).pkg;
       const expected = await expectedFailures(revision, "server");
       await using f = await serveFixture([]);
-      await using s = await httpServe(f);
+      await using s = await httpServe(f, [], CONFORMANCE_SERVER);
       for (const scenario of await serverScenarios(pkg)) {
         await t.step(scenario, async () => {
           const run = await runServerScenario(pkg, revision, scenario, s.tokenUrl);

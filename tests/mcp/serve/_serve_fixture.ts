@@ -79,10 +79,20 @@ export interface HttpServe extends AsyncDisposable {
   port: number;
 }
 
-/** Start `odek mcp serve --http 127.0.0.1:0` and wait for the URL it prints. */
-export async function httpServe(f: ServeFixture, extra: string[] = []): Promise<HttpServe> {
+/** The library entry serving with the conformance fixture tools added. */
+export const CONFORMANCE_SERVER: string = join(ROOT, "tests/mcp/serve/_conformance_server.ts");
+
+/**
+ * Start `odek mcp serve --http 127.0.0.1:0` (or, with `script`, that entry with the same flags)
+ * and wait for the URL it prints.
+ */
+export async function httpServe(
+  f: ServeFixture,
+  extra: string[] = [],
+  script?: string,
+): Promise<HttpServe> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: serveArgs(["--http", "127.0.0.1:0", ...extra]),
+    args: script ? [...ODEK_FLAGS, script] : serveArgs(["--http", "127.0.0.1:0", ...extra]),
     env: f.env,
     clearEnv: true,
     cwd: f.fx.workspace,

@@ -9,7 +9,7 @@ import {
   SUITES,
   summary,
 } from "../conformance/_run_scenario.ts";
-import { httpServe, serveFixture } from "./_serve_fixture.ts";
+import { CONFORMANCE_SERVER, httpServe, serveFixture } from "./_serve_fixture.ts";
 
 /** The server scenarios every run of the main suite checks, per revision. */
 const CORE: Record<string, string[]> = {
@@ -30,6 +30,20 @@ const CORE: Record<string, string[]> = {
   ],
 };
 
+/**
+ * Scenarios calling the suite's fixture tools that odek can host, run against serveMcp() with
+ * them added as a tool provider (tests/mcp/serve/_conformance_tools.ts).
+ */
+const WITH_FIXTURE_TOOLS: Record<string, string[]> = {
+  "2025-11-25": [
+    "tools-call-simple-text",
+    "tools-call-error",
+    "tools-call-elicitation",
+    "elicitation-sep1034-defaults",
+  ],
+  "2026-07-28": [],
+};
+
 for (const { revision, variable } of SUITES) {
   const suite = suitePackage(variable);
   if ("skip" in suite) console.error(suite.skip);
@@ -40,14 +54,22 @@ for (const { revision, variable } of SUITES) {
       const pkg = (suite as { pkg: string }).pkg;
       const expected = await expectedFailures(revision, "server");
       await using f = await serveFixture([]);
-      await using s = await httpServe(f);
-      for (const scenario of CORE[revision]) {
-        assert.ok(!expected.has(scenario), `${scenario} is a core scenario: it must pass`);
-        await t.step(scenario, async () => {
-          const run = await runServerScenario(pkg, revision, scenario, s.tokenUrl);
-          assert.equal(run.code, 0, `${pkg} ${scenario}:\n${summary(run)}`);
-          assert.doesNotMatch(run.output, /FAILURE|WARNING/, summary(run));
-        });
+      for (
+        const [scenarios, script] of [[CORE, undefined], [
+          WITH_FIXTURE_TOOLS,
+          CONFORMANCE_SERVER,
+        ]] as const
+      ) {
+        if (scenarios[revision].length === 0) continue;
+        await using s = await httpServe(f, [], script);
+        for (const scenario of scenarios[revision]) {
+          assert.ok(!expected.has(scenario), `${scenario} is a core scenario: it must pass`);
+          await t.step(scenario, async () => {
+            const run = await runServerScenario(pkg, revision, scenario, s.tokenUrl);
+            assert.equal(run.code, 0, `${pkg} ${scenario}:\n${summary(run)}`);
+            assert.doesNotMatch(run.output, /FAILURE|WARNING/, summary(run));
+          });
+        }
       }
     },
   });
