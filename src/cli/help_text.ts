@@ -37,6 +37,7 @@ Usage:
   odek init [--project]              write a commented config.jsonc (or the project's odek.jsonc)
   odek config show                   the configuration in effect, each value with its layer
   odek mcp list|login|logout         the configured MCP servers, their tools, OAuth logins
+  odek mcp serve [--http ADDR:PORT]  odek as an MCP server (stdio, or Streamable HTTP)
   odek --version
 
 Run "odek <command> --help" for the flags of a command. Docs: docs/cli.md`,
@@ -213,7 +214,7 @@ project's MCP servers and whether each is approved, and the warnings (project ke
   --workspace <dir>       the workspace (default: the current directory)
   --json                  print it as one JSON object
   -h, --help              show this help`,
-  mcp: `Usage: odek mcp <list|login|logout> [server] [flags]
+  mcp: `Usage: odek mcp <list|login|logout|serve> [server] [flags]
 
   list              the servers of "mcpServers" (ODEK_HOME/config.jsonc): their kind and
                     sandbox, state, tools and last error as the last session saw them, and
@@ -222,10 +223,17 @@ project's MCP servers and whether each is approved, and the warnings (project ke
                     (and opens it when a browser is available), waits for the redirect to
                     odek's loopback listener, stores the tokens (ODEK_HOME/mcp/oauth, 0600)
   logout <server>   forget the server's tokens and client registration
+  serve             odek as an MCP server (also bare "odek mcp"): run_task and odek's
+                    built-in tools, each call classified, approved and sandboxed; stdio by
+                    default (stdout is the protocol's)
 
 Flags:
-  --json            list: print JSON
-  -h, --help        show this help
+  --json                  list: print JSON
+  --http <addr:port>      serve: Streamable HTTP instead of stdio (e.g. 127.0.0.1:8765); prints
+                          the URL with its secret token (ODEK_MCP_TOKEN sets the token)
+  --allow-non-loopback    serve: bind an address that is not loopback
+  --allow-host <name>     serve: another host name Host/Origin may carry (repeatable)
+  -h, --help              show this help
 
 Servers start with each session (in a sandbox for a stdio server); see docs/mcp.md.`,
 };

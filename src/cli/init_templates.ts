@@ -35,6 +35,8 @@ export const KEY_DESCRIPTIONS: Readonly<Record<string, string>> = {
   mcpServers:
     "MCP servers whose tools every run offers (docs/mcp.md): a sandboxed program or a URL.",
   subagents: "delegate_tasks: sub-agents of one call that run at once (docs/subagents.md).",
+  mcpServe:
+    "odek mcp serve: workspaces an MCP client's run_task may name besides the dedicated one.",
   deny: "Deny rules: no approval, not even --yes, runs what they name.",
   contextFiles: "Files read into a new session's first messages, besides AGENTS.md.",
 };

@@ -152,6 +152,17 @@ export const ConfigLayerObject = z.strictObject({
     /** Longest Retry-After honoured, in seconds; a longer one fails fast. */
     retryAfterCapSeconds: z.int().min(0).max(86_400).optional(),
   }).optional(),
+  mcpServe: z.strictObject({
+    /**
+     * Workspaces (absolute) a `run_task` of `odek mcp serve` may name besides the dedicated one;
+     * each is validated like `--workspace` when a task names it.
+     */
+    workspaces: z.array(
+      z.string().min(1).max(4096).refine((p) => p.startsWith("/"), {
+        message: "an absolute path",
+      }),
+    ).max(64).optional(),
+  }).optional(),
   checkpoints: z.strictObject({
     /** Checkpoint the workspace's files before and after each step that can write it (undo, rewind). */
     enabled: z.boolean().optional(),
@@ -292,6 +303,8 @@ export interface OdekConfig {
   checkpoints: { enabled: boolean; maxFiles: number; maxMiB: number; maxFileMiB: number };
   /** `delegate_tasks` (docs/subagents.md): sub-agents of one call that run at once. */
   subagents: { maxConcurrency: number };
+  /** `odek mcp serve`: the workspaces a `run_task` may name besides the dedicated one. */
+  mcpServe: { workspaces: string[] };
   /**
    * MCP servers by name (docs/mcp.md), read by odek's MCP client.
    * @internal
@@ -363,5 +376,6 @@ export const DEFAULT_CONFIG: OdekConfig = {
   contextFiles: [],
   checkpoints: { enabled: true, maxFiles: 20_000, maxMiB: 512, maxFileMiB: 16 },
   subagents: { maxConcurrency: 3 },
+  mcpServe: { workspaces: [] },
   mcpServers: {},
 };

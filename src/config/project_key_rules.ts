@@ -62,6 +62,10 @@ export const PROJECT_KEY_RULES: Readonly<Record<string, ProjectKeyRule>> = {
     type: "refuse",
     why: "a project may not grant directories besides the workspace (--add-dir)",
   },
+  "mcpServe.workspaces": {
+    type: "refuse",
+    why: "which directories an MCP client's tasks may work in is the operator's choice",
+  },
   dedicatedWorkspace: {
     type: "refuse",
     why: "the workspace is chosen before its odek.jsonc is read",

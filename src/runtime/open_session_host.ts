@@ -5,14 +5,15 @@
  *
  * @module
  */
-import { isAbsolute, join, resolve } from "node:path";
+export { checkOpenSession } from "./check_open_session.ts";
+import { join, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import type { Approver } from "../approval/approver.ts";
 import { type Clarifier, NoOperatorClarifier } from "../approval/clarifier.ts";
 import { NonInteractiveApprover } from "../approval/non_interactive_approver.ts";
 import type { SandboxContext } from "../broker/render_sandbox.ts";
 import type { SandboxBroker } from "../broker/sandbox_broker.ts";
-import { type TrustLevel, TrustLevelSchema } from "../config/trust_level.ts";
+import { type TrustLevel } from "../config/trust_level.ts";
 import type { Classifier } from "../danger/classifier.ts";
 import type { Clock } from "../llm/clock.ts";
 import type { GitCheckpointStore } from "../checkpoint/git_checkpoint_store.ts";
@@ -21,13 +22,6 @@ import type { OpenSession } from "../session/session_store.ts";
 import { buildGate } from "./build_gate.ts";
 import { tornTailWarning, workspaceWarnings } from "./_host_warnings.ts";
 import { buildModel, type ModelFactory } from "./build_model.ts";
-import {
-  checkBoolean,
-  checkMethods,
-  checkObject,
-  checkString,
-  checkStrings,
-} from "./check_option.ts";
 import { buildBroker, resolveAddDirs, resolveWorkspace, type Settings } from "./compose.ts";
 import type { RuntimeEvent } from "./event_subscription.ts";
 import { HostCheckpoints } from "./host_checkpoints.ts";
@@ -36,9 +30,10 @@ import { CHECKPOINTS_OFF, openCheckpointStore } from "./stored_sessions.ts";
 import { runtimeTools } from "./runtime_tools.ts";
 import { SessionHost } from "./session_host.ts";
 import { resolveHostConfig } from "./host_config.ts";
+import type { AskProjectMcpServer } from "../config/approve_project_mcp_servers.ts";
+import { projectServers } from "./host_project_mcp_servers.ts";
 import { readContextFiles } from "./read_context_files.ts";
 import {
-  checkToolProviderSources,
   resolveToolProviders,
   type ToolProviderHost,
   type ToolProviderSource,
@@ -114,6 +109,12 @@ export interface OpenSessionOptions {
    * called with this host. @default none
    */
   tools?: readonly ToolProviderSource[];
+  /**
+   * Whether a project MCP server (`odek.jsonc`) without a stored approval of its entry may start:
+   * `once`, `always` (stored under ODEK_HOME) or `deny`; the approved reach tool providers as
+   * `host.projectMcpServers`. @default nobody to ask: such a server stays inert, with a warning
+   */
+  askProjectMcpServer?: AskProjectMcpServer;
 }
 
 /** What the runtime lends a host while it opens (its workspace-independent parts). */
@@ -129,60 +130,6 @@ export interface RuntimeParts {
   tools: readonly ToolProviderSource[];
   forward: (event: RuntimeEvent) => void;
   onClosed: (host: SessionHost) => void;
-}
-
-/**
- * Check `openSession`'s arguments.
- *
- * @throws {TypeError} / {@linkcode RangeError} naming the option
- */
-export function checkOpenSession(
-  target: SessionTarget,
-  options: OpenSessionOptions,
-  cwd: string | undefined,
-): void {
-  checkObject("target", target);
-  checkString("target.task", target.task, { nonEmpty: true });
-  checkString("target.sessionId", target.sessionId, { nonEmpty: true });
-  if (target.task === undefined && target.sessionId === undefined) {
-    throw new TypeError("target needs a task (a new session) or a sessionId (an existing one)");
-  }
-  checkObject("options", options);
-  for (const key of ["workspace", "record", "replay"] as const) {
-    checkString(key, options[key], { nonEmpty: true });
-    const value = options[key];
-    if (value !== undefined && !isAbsolute(value) && cwd === undefined) {
-      throw new RangeError(
-        `${key} must be an absolute path (the runtime has no cwd), got ${JSON.stringify(value)}`,
-      );
-    }
-  }
-  checkBoolean("dedicatedWorkspace", options.dedicatedWorkspace);
-  checkStrings("addDirs", options.addDirs);
-  for (const [index, spec] of (options.addDirs ?? []).entries()) {
-    if (!isAbsolute(spec) && cwd === undefined) {
-      throw new RangeError(
-        `addDirs[${index}] must be an absolute path (the runtime has no cwd), got ${
-          JSON.stringify(spec)
-        }`,
-      );
-    }
-  }
-  if (options.trust !== undefined && !TrustLevelSchema.safeParse(options.trust).success) {
-    throw new RangeError(
-      `trust must be "untrusted", "standard" or "trusted", got ${JSON.stringify(options.trust)}`,
-    );
-  }
-  checkMethods("approver", options.approver, ["decide"]);
-  checkBoolean("reaskApprovals", options.reaskApprovals);
-  checkMethods("clarifier", options.clarifier, ["ask"]);
-  checkString("model", options.model, { nonEmpty: true });
-  checkString("baseUrl", options.baseUrl);
-  if (options.baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(options.baseUrl)) {
-    throw new RangeError(`baseUrl must be an http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
-  }
-  checkString("system", options.system);
-  checkToolProviderSources("tools", options.tools);
 }
 
 /**
@@ -238,6 +185,12 @@ export async function openSessionHost(
     performance.mark("odek:hostconfig");
     const host: Settings = { ...settings, config: hostConfig.config };
     const warnings: string[] = [...hostConfig.warnings];
+    const trust = options.trust ?? host.config.trustLevel;
+    const projectMcpServers = await projectServers(settings, hostConfig, workspace, trust, {
+      ask: options.askProjectMcpServer,
+      signal: closing.signal,
+      warnings,
+    });
     const model = options.model ?? meta?.model ?? host.config.model;
     const addDirs = await resolveAddDirs(settings, options.addDirs ?? [], cwd);
     const at = (path?: string) => (path === undefined ? undefined : resolve(cwd ?? "/", path));
@@ -254,7 +207,6 @@ export async function openSessionHost(
     });
     // Its SDK loads while the broker and the session are set up.
     modelClient.prepare?.();
-    const trust = options.trust ?? host.config.trustLevel;
     performance.mark("odek:model");
     const { denyRules } = hostConfig;
     broker = await buildBroker(host, resolved, {
@@ -333,6 +285,8 @@ export async function openSessionHost(
       logDir: join(settings.paths.odekHome, "logs", "subagents"),
       maxConcurrency: host.config.subagents.maxConcurrency,
     };
+    const clarifier = options.clarifier ??
+      new NoOperatorClarifier("no operator is attached to this run");
     const resolvedTools = await resolveToolProviders([...parts.tools, ...(options.tools ?? [])], {
       sessionId: session.meta.id,
       workspace,
@@ -341,6 +295,8 @@ export async function openSessionHost(
       broker,
       signal: closing.signal,
       [SUBAGENT_HOST]: subagents,
+      projectMcpServers,
+      clarifier,
     } as WithSubagentHost<ToolProviderHost>);
     disposeProviders = resolvedTools.dispose;
     const tools = runtimeTools(resolvedTools.providers);
@@ -356,8 +312,7 @@ export async function openSessionHost(
       model: modelClient,
       broker,
       gate,
-      clarifier: options.clarifier ??
-        new NoOperatorClarifier("no operator is attached to this run"),
+      clarifier,
       tools,
       closeTools: async () => {
         closing.abort();

@@ -29,7 +29,9 @@ import {
 import { contextOptionsFor } from "./context_options.ts";
 import { priorSpend } from "./prior_spend.ts";
 import { Run } from "./run.ts";
+import { directCallModel } from "./direct_call_model.ts";
 import { prepareTurn } from "./_prepare_turn.ts";
+import { checkToolCall, definedOnly } from "./_run_option_checks.ts";
 import {
   listTurns,
   type RewindOutcome,
@@ -237,6 +239,7 @@ export class SessionHost implements AsyncDisposable {
     checkSignal("signal", options.signal);
     checkFunction("stepRunner", options.stepRunner);
     checkBoolean("compact", options.compact);
+    checkToolCall(options);
     checkObject("budgets", options.budgets, true);
     const { maxIterations, maxToolParallel, ...overrides } = options.budgets ?? {};
     checkRunLimits(
@@ -289,13 +292,18 @@ export class SessionHost implements AsyncDisposable {
     const run = new Run({
       runId: newRunId(),
       session,
-      model: this.#parts.model,
+      model: options.toolCall
+        ? directCallModel({
+          id: options.toolCall.id ?? `direct-${crypto.randomUUID()}`,
+          ...options.toolCall,
+        })
+        : this.#parts.model,
       broker: this.#parts.broker,
       gate: this.#parts.gate,
       clarifier: this.#parts.clarifier,
       tools: this.#parts.tools,
       messages,
-      maxIterations: limits.maxIterations ?? config.budgets.maxIterations,
+      maxIterations: options.toolCall ? 2 : limits.maxIterations ?? config.budgets.maxIterations,
       maxToolParallel: limits.maxToolParallel ?? config.budgets.maxToolParallel,
       budgets,
       context: {
@@ -388,10 +396,4 @@ export class SessionHost implements AsyncDisposable {
       }
     }
   }
-}
-
-function definedOnly(budgets: RunBudgets): RunBudgets {
-  return Object.fromEntries(
-    Object.entries(budgets).filter(([, value]) => value !== undefined),
-  ) as RunBudgets;
 }
