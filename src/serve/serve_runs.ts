@@ -361,6 +361,8 @@ export class ServeRuns implements AsyncDisposable {
     }
     if (event.type === "run_completed" || event.type === "run_failed") {
       this.#records.closeEvents(event.run_id);
+      // its last event is on disk: its events replay from the file, the run is not kept
+      this.#runs.delete(event.run_id);
     }
   }
 
