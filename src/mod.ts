@@ -50,6 +50,7 @@ export { Run } from "./runtime/run.ts";
 export type { ModelFactory, ModelSpec } from "./runtime/build_model.ts";
 export { OdekError, type OdekErrorCode } from "./_util/odek_error.ts";
 export type { ConfigLayer, ModelFacts, OdekConfig } from "./config/odek_config.ts";
+export type { ListedModel } from "./llm/list_models.ts";
 export type { OdekPaths } from "./config/odek_paths.ts";
 export type { ProviderName } from "./config/provider_presets.ts";
 export type { ProviderQuirks } from "./config/provider_quirks.ts";
@@ -59,7 +60,9 @@ export { EventSubscription, type RuntimeEvent } from "./runtime/event_subscripti
 export type { SubscribeOptions } from "./runtime/event_hub.ts";
 export type { RunSubscribeOptions } from "./runtime/run_event_log.ts";
 export type { RunEvent, RunEventData, RunEventType } from "./loop/run_event.ts";
-export type { RunOutcome } from "./runtime/run_outcome.ts";
+export type { Discarded, RunOutcome } from "./runtime/run_outcome.ts";
+export type { Stall } from "./loop/stall_detector.ts";
+export type { FileChangeData } from "./loop/run_event.ts";
 export type { RunStats } from "./loop/run_stats.ts";
 export type { BudgetBreach, BudgetName, RunBudgets } from "./loop/budget_checker.ts";
 
@@ -87,6 +90,7 @@ export type {
 export type {
   EgressRefusalDetail,
   ModuleTool,
+  ProtectedRevert,
   SandboxRefusal,
   ToolBroker,
   ToolError,
@@ -118,12 +122,21 @@ export type { AssistantMessage, ChatMessage, ToolCall } from "./_util/chat_messa
 export type {
   CreateSessionInit,
   OpenSession,
+  PendingToolCall,
+  SessionCheckpoint,
   SessionCompaction,
   SessionMeta,
   SessionMetaPatch,
+  SessionRecords,
+  SessionRewind,
+  SessionSpend,
   SessionStore,
   SessionSummary,
+  SessionUsage,
+  TornTail,
 } from "./session/session_store.ts";
+export type { ToolCallRepair } from "./session/repair_tool_calls.ts";
+export type { RewindRecord } from "./session/journal_record.ts";
 export { FileSessionStore } from "./session/file_session_store.ts";
 export { MemorySessionStore } from "./session/memory_session_store.ts";
 
@@ -139,6 +152,14 @@ export {
   type NonInteractiveApproverOptions,
 } from "./approval/non_interactive_approver.ts";
 export { type Clarifier, type ClarifyAnswer, NoOperatorClarifier } from "./approval/clarifier.ts";
+export type {
+  ElicitationAnswer,
+  ElicitationField,
+  ElicitationFieldBase,
+  ElicitationOption,
+  ElicitationRequest,
+  ElicitationValue,
+} from "./approval/elicitation.ts";
 
 // Undo and rewind: checkpoints of the workspace around each writing step.
 export type {
@@ -148,8 +169,4 @@ export type {
   Turn,
   WorkspaceSessions,
 } from "./runtime/mod.ts";
-export {
-  type CheckpointStore,
-  GitCheckpointStore,
-  type GitCheckpointStoreOptions,
-} from "./checkpoint/mod.ts";
+export type { RestoreResult, UnrecordedPath } from "./checkpoint/mod.ts";

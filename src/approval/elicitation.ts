@@ -7,7 +7,16 @@
  * @module
  */
 
-/** One choice of an enum field. */
+/**
+ * One choice of an enum field.
+ *
+ * @example A choice
+ * ```ts
+ * import type { ElicitationOption } from "./elicitation.ts";
+ * const option: ElicitationOption = { value: "eu-west-1", label: "Ireland" };
+ * if (option.label !== "Ireland") throw new Error("label");
+ * ```
+ */
 export interface ElicitationOption {
   /** What is sent back. */
   readonly value: string;
@@ -15,8 +24,17 @@ export interface ElicitationOption {
   readonly label: string;
 }
 
-/** What every field has. */
-interface FieldBase {
+/**
+ * What every field of an {@linkcode ElicitationField} has.
+ *
+ * @example A required field
+ * ```ts
+ * import type { ElicitationFieldBase } from "./elicitation.ts";
+ * const base: ElicitationFieldBase = { name: "region", title: "Region", required: true };
+ * if (!base.required) throw new Error("required");
+ * ```
+ */
+export interface ElicitationFieldBase {
   /** The key in the answer's content. */
   readonly name: string;
   /** A short label. @default the name */
@@ -27,9 +45,21 @@ interface FieldBase {
   readonly required: boolean;
 }
 
-/** One field of a form. */
+/**
+ * One field of a form.
+ *
+ * @example A text field and a choice
+ * ```ts
+ * import type { ElicitationField } from "./elicitation.ts";
+ * const fields: ElicitationField[] = [
+ *   { name: "repo", required: true, type: "string", minLength: 1 },
+ *   { name: "visibility", required: false, type: "enum", options: [{ value: "public", label: "Public" }] },
+ * ];
+ * if (fields.length !== 2) throw new Error("fields");
+ * ```
+ */
 export type ElicitationField =
-  | FieldBase & {
+  | ElicitationFieldBase & {
     readonly type: "string";
     readonly default?: string;
     readonly minLength?: number;
@@ -37,19 +67,19 @@ export type ElicitationField =
     /** `email`, `uri`, `date` or `date-time`. */
     readonly format?: string;
   }
-  | FieldBase & {
+  | ElicitationFieldBase & {
     readonly type: "number" | "integer";
     readonly default?: number;
     readonly minimum?: number;
     readonly maximum?: number;
   }
-  | FieldBase & { readonly type: "boolean"; readonly default?: boolean }
-  | FieldBase & {
+  | ElicitationFieldBase & { readonly type: "boolean"; readonly default?: boolean }
+  | ElicitationFieldBase & {
     readonly type: "enum";
     readonly options: readonly ElicitationOption[];
     readonly default?: string;
   }
-  | FieldBase & {
+  | ElicitationFieldBase & {
     readonly type: "multi_enum";
     readonly options: readonly ElicitationOption[];
     readonly default?: readonly string[];
@@ -57,10 +87,33 @@ export type ElicitationField =
     readonly maxItems?: number;
   };
 
-/** A value of an accepted form. */
+/**
+ * A value of an accepted form.
+ *
+ * @example Values of a form
+ * ```ts
+ * import type { ElicitationValue } from "./elicitation.ts";
+ * const values: ElicitationValue[] = ["octo/repo", 3, true, ["a", "b"]];
+ * if (values.length !== 4) throw new Error("values");
+ * ```
+ */
 export type ElicitationValue = string | number | boolean | string[];
 
-/** What is asked. `source` names who asks, e.g. `MCP server "github"`. */
+/**
+ * What is asked. `source` names who asks, e.g. `MCP server "github"`.
+ *
+ * @example Ask for a repository name
+ * ```ts
+ * import type { ElicitationRequest } from "./elicitation.ts";
+ * const request: ElicitationRequest = {
+ *   mode: "form",
+ *   source: 'MCP server "github"',
+ *   message: "Which repository?",
+ *   fields: [{ name: "repo", required: true, type: "string" }],
+ * };
+ * if (request.mode !== "form" || request.fields.length !== 1) throw new Error("request");
+ * ```
+ */
 export type ElicitationRequest =
   | {
     readonly mode: "form";
@@ -76,7 +129,19 @@ export type ElicitationRequest =
     readonly url: string;
   };
 
-/** The operator's answer. `reason` says why there is no content, for the model. */
+/**
+ * The operator's answer. `reason` says why there is no content, for the model.
+ *
+ * @example Accept or decline
+ * ```ts
+ * import type { ElicitationAnswer } from "./elicitation.ts";
+ * const answers: ElicitationAnswer[] = [
+ *   { action: "accept", content: { repo: "octo/repo" } },
+ *   { action: "decline", reason: "no operator is attached" },
+ * ];
+ * if (answers[0].action !== "accept") throw new Error("answer");
+ * ```
+ */
 export type ElicitationAnswer =
   | { readonly action: "accept"; readonly content: Readonly<Record<string, ElicitationValue>> }
   | { readonly action: "decline"; readonly reason: string }

@@ -81,8 +81,9 @@ export async function admitCall(
   return { tool, args, workspace, addDirs, verdict };
 }
 
-function failure(
-  kind: "unknown_tool" | "invalid_arguments" | "denied",
+/** A failed tool result of `kind`. */
+export function failure(
+  kind: Exclude<ToolResult, { ok: true }>["error"]["kind"],
   message: string,
 ): ToolResult {
   return { ok: false, error: { kind, message } };

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { withNotes } from "./_result_notes.ts";
 import { dirname } from "node:path";
 import { isInside } from "../config/validate_workspace.ts";
 import type { AddDir } from "../config/add_dirs.ts";
@@ -112,11 +113,7 @@ export function withGrantNotes(result: ToolResult, grants: CallGrants): ToolResu
       }`,
     );
   }
-  if (notes.length === 0) return result;
-  const note = `\n[odek] ${notes.join("\n[odek] ")}`;
-  return result.ok
-    ? { ok: true, output: result.output + note }
-    : { ok: false, error: { ...result.error, message: result.error.message + note } };
+  return withNotes(result, notes);
 }
 
 async function exists(path: string): Promise<boolean> {

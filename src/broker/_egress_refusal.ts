@@ -73,7 +73,7 @@ export function withEgressDecision(
     decision: { allowed: match.allowed, reason: match.reason! },
   };
   return {
-    ok: false,
+    ...result,
     error: { ...result.error, message: egressRefusalMessage(egress), egress },
   };
 }

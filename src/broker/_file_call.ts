@@ -79,7 +79,7 @@ export async function runFileCall(
     ) {
       const message =
         `${result.error.message} (the scope of this call keeps the workspace read-only)`;
-      result = { ok: false, error: { ...result.error, message } };
+      result = { ...result, error: { ...result.error, message } };
     }
     return result;
   } finally {

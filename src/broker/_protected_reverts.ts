@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { withNotes } from "./_result_notes.ts";
 import { relative } from "node:path";
 import type { RevertedPath } from "./workspace_guard.ts";
 import type { ProtectedRevert, ToolInvocation, ToolResult } from "./tool_broker.ts";
@@ -47,11 +48,9 @@ export class ProtectedReverts {
       }`
     );
     const note =
-      `\n[odek] Files the host runs later (hooks, git configuration, .envrc, editor settings) may not be changed by contained work, so odek undid this call's changes to them: ${
+      `Files the host runs later (hooks, git configuration, .envrc, editor settings) may not be changed by contained work, so odek undid this call's changes to them: ${
         shown.join("; ")
       }. To change one, name it in its own command or write_file call: that asks the operator.`;
-    return result.ok
-      ? { ok: true, output: result.output + note }
-      : { ok: false, error: { ...result.error, message: result.error.message + note } };
+    return withNotes(result, [note]);
   }
 }

@@ -17,7 +17,7 @@ import { runShellCall } from "./_shell_call.ts";
 import { type BrokerHost, hostContextOf, openBrokerHost } from "./_broker_host.ts";
 import { ProtectedReverts } from "./_protected_reverts.ts";
 import { guardedCall } from "./_guarded_call.ts";
-import { admitCall } from "./_admit_call.ts";
+import { admitCall, failure } from "./_admit_call.ts";
 import { realTargets } from "./_real_targets.ts";
 import { type RevertedPath, type WorkspaceFacts, WorkspaceGuard } from "./workspace_guard.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
@@ -390,11 +390,4 @@ export class SandboxBroker implements ToolBroker {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-}
-
-function failure(
-  kind: Exclude<ToolResult, { ok: true }>["error"]["kind"],
-  message: string,
-): ToolResult {
-  return { ok: false, error: { kind, message } };
 }

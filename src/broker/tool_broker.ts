@@ -107,8 +107,19 @@ export type ToolResult =
      * output sizes are, whatever its runtime. @default the output
      */
     stallKey?: string;
+    /**
+     * odek's own notes about the call (what it undid, what it could not grant): shown to the
+     * model after the untrusted-content boundary, so a program's output cannot forge them.
+     * @default none
+     */
+    notes?: readonly string[];
   }
-  | { ok: false; error: ToolError };
+  | {
+    ok: false;
+    error: ToolError;
+    /** As for a success: odek's own notes, shown after the boundary. @default none */
+    notes?: readonly string[];
+  };
 
 /**
  * One call to run: arguments already parsed from JSON and validated against the tool's schema
@@ -171,6 +182,29 @@ export interface ModuleTool {
 }
 
 /**
+ * Files the host runs later that a call (or background job) changed, and odek undid.
+ *
+ * @example Report an undone hook
+ * ```ts
+ * import type { ProtectedRevert } from "./tool_broker.ts";
+ * const revert: ProtectedRevert = {
+ *   callId: "c3",
+ *   name: "shell",
+ *   paths: [{ path: ".git/hooks/pre-commit", action: "removed" }],
+ * };
+ * if (revert.paths[0].action !== "removed") throw new Error("action");
+ * ```
+ */
+export interface ProtectedRevert {
+  /** The tool-call id (for a background job, the call that started it). */
+  callId: string;
+  /** The tool's name. */
+  name: string;
+  /** Each path and what was done: `removed` (it was new), `restored`, or `kept` with why. */
+  paths: { path: string; action: "removed" | "restored" | "kept"; why?: string }[];
+}
+
+/**
  * A call the broker refused because a path it checked changed before the sandbox used it (a
  * concurrent rename: see docs/security.md, "Races").
  *
@@ -181,15 +215,6 @@ export interface ModuleTool {
  * if (!refusal.reason.includes("link")) throw new Error("reason");
  * ```
  */
-/** Files the host runs later that a call (or background job) changed, and odek undid. */
-export interface ProtectedRevert {
-  /** The tool-call id (for a background job, the call that started it). */
-  callId: string;
-  name: string;
-  /** Each path and what was done: `removed` (it was new), `restored`, or `kept` with why. */
-  paths: { path: string; action: "removed" | "restored" | "kept"; why?: string }[];
-}
-
 export interface SandboxRefusal {
   /** The tool-call id. */
   callId: string;
@@ -261,6 +286,7 @@ export interface ToolBroker extends AsyncDisposable {
    * Start a long-lived stdio program (an MCP server) in a sandbox of its own for this broker's
    * workspace (`src/broker/stdio_server.ts`); {@linkcode ToolBroker.close} stops it with
    * everything it started. Brokers that spawn nothing need not implement it.
+   * @internal
    */
   startServer?(spec: StdioServerSpec): Promise<StdioServerProcess>;
   /** Stop every child this broker started. Idempotent. */

@@ -18,7 +18,16 @@ export interface CheckpointStep {
   callIds?: readonly string[];
 }
 
-/** A path a checkpoint did not record, with what it looked like then. */
+/**
+ * A path a checkpoint did not record, with what it looked like then.
+ *
+ * @example A path too large to record
+ * ```ts
+ * import type { UnrecordedPath } from "./checkpoint_store.ts";
+ * const path: UnrecordedPath = { path: "data/dump.bin", reason: "too_large", kind: "file", size: 40_000_000 };
+ * if (path.reason !== "too_large") throw new Error("reason");
+ * ```
+ */
 export interface UnrecordedPath {
   /** Relative to the workspace, `/`-separated. */
   path: string;
@@ -80,7 +89,23 @@ export interface RestoreOptions {
   keep?: readonly string[];
 }
 
-/** What {@linkcode CheckpointStore.restore} did. */
+/**
+ * What {@linkcode CheckpointStore.restore} did.
+ *
+ * @example Count what a restore changed
+ * ```ts
+ * import type { RestoreResult } from "./checkpoint_store.ts";
+ * const result: RestoreResult = {
+ *   checkpoint: "b".repeat(40),
+ *   written: ["src/app.ts"],
+ *   deleted: ["src/new.ts"],
+ *   protected: [],
+ *   skipped: [],
+ *   notRestorable: [],
+ * };
+ * if (result.written.length + result.deleted.length !== 2) throw new Error("count");
+ * ```
+ */
 export interface RestoreResult {
   /** The checkpoint restored. */
   checkpoint: string;

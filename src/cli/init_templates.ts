@@ -32,6 +32,8 @@ export const KEY_DESCRIPTIONS: Readonly<Record<string, string>> = {
   network:
     "Approved network may reach only these domains (empty: any); host ports programs may reach.",
   checkpoints: "Checkpoints of the workspace around each writing step (odek undo, odek rewind).",
+  mcpServers:
+    "MCP servers whose tools every run offers (docs/mcp.md): a sandboxed program or a URL.",
   deny: "Deny rules: no approval, not even --yes, runs what they name.",
   contextFiles: "Files read into a new session's first messages, besides AGENTS.md.",
 };

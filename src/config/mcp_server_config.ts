@@ -101,15 +101,54 @@ export const HttpMcpServerSchema = z.strictObject({
 /** One entry of `mcpServers`. */
 export const McpServerConfigSchema = z.union([StdioMcpServerSchema, HttpMcpServerSchema]);
 
-/** One stdio server's configuration. */
-export type StdioMcpServerConfig = z.infer<typeof StdioMcpServerSchema>;
-/** One HTTP server's configuration. */
-export type HttpMcpServerConfig = z.infer<typeof HttpMcpServerSchema>;
+/** What every server's entry may set (see the schemas above for each key's meaning). */
+export interface McpServerCommon {
+  enabled?: boolean;
+  trusted?: boolean;
+  trustedTools?: string[];
+  timeoutSeconds?: number;
+  maxResponseBytes?: number;
+  maxResultChars?: number;
+}
+
+/** One stdio server's configuration ({@linkcode StdioMcpServerSchema}). */
+export interface StdioMcpServerConfig extends McpServerCommon {
+  type?: "stdio";
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  envNames?: string[];
+  network?: boolean;
+  writablePaths?: string[];
+  readPaths?: string[];
+}
+
+/** One HTTP server's configuration ({@linkcode HttpMcpServerSchema}). */
+export interface HttpMcpServerConfig extends McpServerCommon {
+  type?: "http";
+  url: string;
+  headers?: Record<string, string>;
+  oauth?: false | {
+    clientId?: string;
+    clientSecret?: string;
+    clientMetadataUrl?: string;
+    scope?: string;
+    callbackPort?: number;
+  };
+}
+
 /** One entry of `mcpServers`. */
-export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
+export type McpServerConfig = StdioMcpServerConfig | HttpMcpServerConfig;
+
+// The schemas and the interfaces describe the same entries, both ways.
+const _stdioIn: StdioMcpServerConfig = {} as z.infer<typeof StdioMcpServerSchema>;
+const _stdioOut: z.infer<typeof StdioMcpServerSchema> = {} as StdioMcpServerConfig;
+const _httpIn: HttpMcpServerConfig = {} as z.infer<typeof HttpMcpServerSchema>;
+const _httpOut: z.infer<typeof HttpMcpServerSchema> = {} as HttpMcpServerConfig;
+void [_stdioIn, _stdioOut, _httpIn, _httpOut];
 
 /** `mcpServers`: servers by name. */
-export const McpServersSchema = z.record(
+export const McpServersSchema: z.ZodType<Record<string, McpServerConfig>> = z.record(
   z.string().regex(
     MCP_SERVER_NAME_PATTERN,
     "a server name of 1-30 letters, digits, - or single _",

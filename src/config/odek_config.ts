@@ -284,8 +284,12 @@ export interface OdekConfig {
   deny: { commands: string[]; paths: string[]; domains: string[] };
   /** Context files of every layer (the union), as written. */
   contextFiles: string[];
+  /** Checkpoints around each writing step (`odek undo`); the caps bound one checkpoint. */
   checkpoints: { enabled: boolean; maxFiles: number; maxMiB: number; maxFileMiB: number };
-  /** MCP servers by name (docs/mcp.md). */
+  /**
+   * MCP servers by name (docs/mcp.md), read by odek's MCP client.
+   * @internal
+   */
   mcpServers: Record<string, McpServerConfig>;
 }
 

@@ -31,7 +31,17 @@ export interface ListModelsOptions {
   signal?: AbortSignal;
 }
 
-/** One model the server lists. */
+/**
+ * One model the server lists.
+ *
+ * @example Pick a model with a large window
+ * ```ts
+ * import type { ListedModel } from "./list_models.ts";
+ * const models: ListedModel[] = [{ id: "small", contextWindow: 8192 }, { id: "big", contextWindow: 200000 }];
+ * const best = models.filter((m) => (m.contextWindow ?? 0) >= 100000).map((m) => m.id);
+ * if (best.join() !== "big") throw new Error(best.join());
+ * ```
+ */
 export interface ListedModel {
   /** The id to pass as `--model`. */
   id: string;

@@ -152,6 +152,7 @@ export interface RunEventData {
    * to `path` and the journal goes on from its last whole record.
    */
   session_torn_tail: { path: string; bytes: number };
+  /** The session journal holds `message_count` messages, synced to disk. */
   session_saved: { message_count: number };
   /** The model created a plan (counts only: step text stays out of events, odek-go §9). */
   plan_created: { steps: number; done: number; version: number };
@@ -249,12 +250,27 @@ export interface RunEventData {
   events_dropped: { from: number; to: number };
 }
 
-/** One changed file of a `files_changed` or `run_files_changed` event. */
+/**
+ * One changed file of a `files_changed` or `run_files_changed` event.
+ *
+ * @example Say what changed
+ * ```ts
+ * import type { FileChangeData } from "./run_event.ts";
+ * const file: FileChangeData = { path: "src/app.ts", change: "modified", added: 3, removed: 1, binary: false };
+ * const line = `${file.path} +${file.added} -${file.removed}`;
+ * if (line !== "src/app.ts +3 -1") throw new Error(line);
+ * ```
+ */
 export interface FileChangeData {
+  /** The workspace-relative path. */
   path: string;
+  /** What happened to it between the two checkpoints. */
   change: "added" | "modified" | "deleted";
+  /** Lines added (0 for a binary file). */
   added: number;
+  /** Lines removed (0 for a binary file). */
   removed: number;
+  /** Whether the file is not text (no line counts, no diff). */
   binary: boolean;
   /** A text file's unified diff hunks (`@@ … @@` lines and `+`/`-`/` ` lines), cut with `… N more lines`. */
   diff?: string;

@@ -24,7 +24,16 @@ export interface StallEntry {
   result: string;
 }
 
-/** A detected stall. */
+/**
+ * A detected stall.
+ *
+ * @example Say what repeated
+ * ```ts
+ * import type { Stall } from "./stall_detector.ts";
+ * const stall: Stall = { action: "stop", names: ["read_file", "shell"], name: "read_file, shell", repeats: 6 };
+ * if (`${stall.name} x${stall.repeats}` !== "read_file, shell x6") throw new Error("stall");
+ * ```
+ */
 export interface Stall {
   /** `hint`: tell the model; `stop`: end the run. */
   action: "hint" | "stop";

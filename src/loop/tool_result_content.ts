@@ -86,7 +86,9 @@ export function toolResultContent(
   const text = (options.redact ?? ((t: string) => t))(neutral.text);
   const flagged = (Object.keys(neutral.removed) as NeutralizedKind[]).sort();
   const body = capOutput(text, options.limits ?? DEFAULT_CAP_LIMITS).text;
-  const note = flagged.length === 0 ? "" : `\n${flagNote(neutral.removed, flagged)}`;
+  // odek's own notes come after everything the tool printed (and are never taken from it).
+  const note = (flagged.length === 0 ? "" : `\n${flagNote(neutral.removed, flagged)}`) +
+    (result.notes ?? []).map((n) => `\n[odek] ${neutralizeText(n).text}`).join("");
   if (options.trusted && result.ok) return { content: `${body}${note}`, text, flagged };
   if (!result.ok && (options.trusted || !OUTPUT_BEARING.has(result.error.kind))) {
     return { content: `error (${result.error.kind}): ${body}${note}`, text, flagged };

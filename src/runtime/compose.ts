@@ -212,7 +212,7 @@ export async function resolveWorkspace(
   try {
     workspace = dedicated
       ? await provisionDedicatedWorkspace(dedicatedPath, { protectedRoots })
-      : await validateWorkspace(path, { protectedRoots });
+      : await validateWorkspace(path, { protectedRoots, home: paths.home });
   } catch (error) {
     if (error instanceof OdekError) throw error;
     throw new OdekError(
@@ -331,6 +331,7 @@ export async function buildBroker(
     resolveWorkspace: () =>
       validateWorkspace(workspace, {
         protectedRoots,
+        home: settings.paths.home,
         requirePrivate: dedicated,
         ...(dedicated
           ? { role: { name: "the dedicated workspace", flag: "--workspace <dir>" } }

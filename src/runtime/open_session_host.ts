@@ -256,6 +256,12 @@ export async function openSessionHost(
     warnings.push(...(await broker.start()));
     const readOnly = await readOnlyWorkspace(workspace);
     if (readOnly) warnings.push(readOnly);
+    const scanned = broker.workspaceFacts?.(workspace).truncated;
+    if (scanned) {
+      warnings.push(
+        `the workspace is too large to scan whole for files the host runs later (${scanned}): protected files there are still refused by the file tools and asked about, but not bound read-only or reverted after a call. Work in a smaller directory (--workspace) to have them all.`,
+      );
+    }
     const hostBroker = broker;
     const gate = buildGate(host, resolved, {
       classifier: await classifier,

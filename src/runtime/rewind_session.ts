@@ -16,7 +16,16 @@ import type { CheckpointStore, FileChange, RestoreResult } from "../checkpoint/c
 import { isProtectedWorkspacePath } from "../checkpoint/protected_workspace_paths.ts";
 import type { OpenSession, SessionCheckpoint } from "../session/session_store.ts";
 
-/** One turn of a session: an operator message and what the agent did for it. */
+/**
+ * One turn of a session: an operator message and what the agent did for it.
+ *
+ * @example List the turns
+ * ```ts
+ * import type { Turn } from "./rewind_session.ts";
+ * const turns: Turn[] = [{ turn: 1, messageIndex: 2, text: "add a flag", checkpoint: "a".repeat(40) }];
+ * if (`${turns[0].turn}: ${turns[0].text}` !== "1: add a flag") throw new Error("turn");
+ * ```
+ */
 export interface Turn {
   /** 1-based. */
   turn: number;
@@ -28,10 +37,28 @@ export interface Turn {
   checkpoint?: string;
 }
 
-/** How the operator answers files changed outside odek that a restore would overwrite. */
+/**
+ * How the operator answers files changed outside odek that a restore would overwrite.
+ *
+ * @example Keep files changed outside odek
+ * ```ts
+ * import type { ConflictAnswer } from "./rewind_session.ts";
+ * const answer = (paths: readonly string[]): ConflictAnswer => paths.length > 0 ? "keep" : "overwrite";
+ * if (answer(["notes.md"]) !== "keep") throw new Error("answer");
+ * ```
+ */
 export type ConflictAnswer = "overwrite" | "keep" | "cancel";
 
-/** What to rewind. */
+/**
+ * What to rewind.
+ *
+ * @example Undo only the files of turn 2
+ * ```ts
+ * import type { RewindRequest } from "./rewind_session.ts";
+ * const request: RewindRequest = { turn: 2, conversation: false, onConflict: () => Promise.resolve("cancel") };
+ * if (request.files === false) throw new Error("files");
+ * ```
+ */
 export interface RewindRequest {
   /** Go back to before this turn (1-based). @default the last turn (an undo) */
   turn?: number;
@@ -47,7 +74,19 @@ export interface RewindRequest {
   onConflict?: (paths: readonly string[]) => Promise<ConflictAnswer>;
 }
 
-/** What a rewind did. */
+/**
+ * What a rewind did.
+ *
+ * @example Say what a rewind did
+ * ```ts
+ * import type { RewindOutcome } from "./rewind_session.ts";
+ * const outcome: RewindOutcome = {
+ *   turn: { turn: 3, messageIndex: 9, text: "refactor" },
+ *   conversation: { kept: 9, removed: 4 },
+ * };
+ * if (outcome.conversation?.removed !== 4) throw new Error("removed");
+ * ```
+ */
 export interface RewindOutcome {
   /** The turn gone back to before. */
   turn: Turn;

@@ -70,7 +70,16 @@ export type RunOutcome =
   }
   | { type: "failed"; error: Error; stats: RunStats; durationMs: number; discarded?: Discarded };
 
-/** A new session that never reached the model: it is removed, and this is what was typed. */
+/**
+ * A new session that never reached the model: it is removed, and this is what was typed.
+ *
+ * @example Give the task back
+ * ```ts
+ * import type { Discarded } from "./run_outcome.ts";
+ * const discarded: Discarded = { messages: ["fix the failing test"] };
+ * if (discarded.messages[0] !== "fix the failing test") throw new Error("task");
+ * ```
+ */
 export interface Discarded {
   /** The operator's messages, in order: the task, then any later ones. */
   messages: readonly string[];

@@ -17,7 +17,16 @@ import {
   type Turn,
 } from "./rewind_session.ts";
 
-/** The sessions of one workspace and the others. */
+/**
+ * The sessions of one workspace and the others.
+ *
+ * @example The newest session here
+ * ```ts
+ * import type { WorkspaceSessions } from "./stored_sessions.ts";
+ * const sessions: WorkspaceSessions = { workspace: "/srv/ws", here: [], elsewhere: [] };
+ * if (sessions.here[0] !== undefined) throw new Error("none here");
+ * ```
+ */
 export interface WorkspaceSessions {
   /** The workspace compared (a real path). */
   workspace: string;

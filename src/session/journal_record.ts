@@ -145,7 +145,16 @@ export const JournalRecordSchema = z.discriminatedUnion("t", [
 /** One line of a session journal; see {@linkcode JournalRecordSchema}. */
 export type JournalRecord = z.infer<typeof JournalRecordSchema>;
 
-/** A `rewind` record's fields (without `t` and `at`); see {@linkcode JournalRecordSchema}. */
+/**
+ * A `rewind` record's fields (without `t` and `at`); see {@linkcode JournalRecordSchema}.
+ *
+ * @example A conversation rewind
+ * ```ts
+ * import type { RewindRecord } from "./journal_record.ts";
+ * const record: RewindRecord = { turn: 2, conversation: true, keep: 5 };
+ * if (record.keep !== 5) throw new Error("keep");
+ * ```
+ */
 export interface RewindRecord {
   /** The turn gone back to before (1-based). */
   turn: number;

@@ -6,7 +6,16 @@
  */
 import type { AssistantMessage, ChatMessage, ToolCall } from "../_util/chat_message.ts";
 
-/** One repaired call, named by where the journal holds it. */
+/**
+ * One repaired call, named by where the journal holds it.
+ *
+ * @example A duplicate id sent with a fresh one
+ * ```ts
+ * import type { ToolCallRepair } from "./repair_tool_calls.ts";
+ * const repair: ToolCallRepair = { message: 4, position: 0, id: "call_2~1", originalId: "call_2" };
+ * if (repair.originalId === repair.id) throw new Error("same id");
+ * ```
+ */
 export interface ToolCallRepair {
   /** 0-based index of the call's message among the journal's message records. */
   message: number;

@@ -5,12 +5,29 @@
  *
  * @module
  */
-import type { ChatMessage, ToolCall } from "../_util/chat_message.ts";
+import type { ChatMessage } from "../_util/chat_message.ts";
 import type { Verdict } from "../danger/verdict.ts";
 import type { ToolCallRepair } from "./repair_tool_calls.ts";
 import type { RewindRecord } from "./journal_record.ts";
 
 export type { ToolCallRepair } from "./repair_tool_calls.ts";
+export type {
+  PendingToolCall,
+  SessionCheckpoint,
+  SessionRecords,
+  SessionRewind,
+  SessionSpend,
+  SessionUsage,
+  TornTail,
+} from "./session_records.ts";
+import type {
+  PendingToolCall,
+  SessionCheckpoint,
+  SessionRecords,
+  SessionSpend,
+  SessionUsage,
+  TornTail,
+} from "./session_records.ts";
 
 /**
  * What a session records about itself (never the API key).
@@ -75,81 +92,6 @@ export interface SessionCompaction {
   digest: string;
   /** A transcript message index. */
   coveredUntil: number;
-}
-
-/** Tokens one model request spent, as the provider reported them. */
-export interface SessionUsage {
-  /** Prompt tokens. */
-  inputTokens: number;
-  /** Completion tokens. */
-  outputTokens: number;
-}
-
-/** What a session has spent over its whole journal: every run, before and after each resume. */
-export interface SessionSpend extends SessionUsage {
-  /**
-   * Tool calls the model asked for, except those still pending (they are counted when they run
-   * or are answered). Refused calls count, as in a run.
-   */
-  toolCalls: number;
-  /** The tokens by the model the session used when they were spent (for the cost). */
-  byModel: Record<string, SessionUsage>;
-}
-
-/**
- * A tool call of the session's last assistant message that has no result (design §8.3):
- * `awaiting_approval` — it was put to the approver and the run stopped before the answer (its
- * `verdict` is the one the operator saw); `not_started` — it was neither asked about nor
- * started; `started` — it started and the run stopped before its result was written (it may
- * have had effects: it is answered `interrupted`, never run again). A load answers started calls
- * itself, so `started` is seen only on a host whose run stopped without writing a result.
- */
-export type PendingToolCall =
-  | { call: ToolCall; state: "awaiting_approval"; verdict: Verdict }
-  | { call: ToolCall; state: "not_started" | "started" };
-
-/** Bytes a load found after the last whole record of a journal and moved aside. */
-export interface TornTail {
-  /** Where they are now (`<id>.jsonl.torn` for the file store). */
-  path: string;
-  /** How many bytes were moved. */
-  bytes: number;
-}
-
-/** A checkpoint the journal records, where it stands in the transcript. */
-export interface SessionCheckpoint {
-  /** The checkpoint's id (a `CheckpointStore` id). */
-  id: string;
-  /** Taken before or after a step. */
-  phase: "before" | "after";
-  /** ISO 8601 time it was recorded. */
-  at: string;
-  /** How many transcript messages there were when it was taken. */
-  messageIndex: number;
-}
-
-/** A rewind as `read()` returns it: the record, and how many messages were written before it. */
-export interface SessionRewind {
-  /** ISO 8601 time of the rewind. */
-  at: string;
-  /** Messages of `read().messages` written before the rewind. */
-  afterMessage: number;
-  /** What the rewind did. */
-  record: RewindRecord;
-}
-
-/** A session as {@linkcode SessionStore.read} returns it. */
-export interface SessionRecords {
-  /** The meta record with every patch applied. */
-  meta: SessionMeta;
-  /** Every message record in file order. */
-  messages: ChatMessage[];
-  /** Every rewind, in order. */
-  rewinds: SessionRewind[];
-  /** The transcript: `messages` less what rewinds took back (not repaired). */
-  transcript: ChatMessage[];
-  /** The transcript's checkpoints, oldest first. */
-  checkpoints: SessionCheckpoint[];
 }
 
 /**

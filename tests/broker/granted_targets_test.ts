@@ -10,8 +10,10 @@ async function exists(path: string): Promise<boolean> {
   return await Deno.lstat(path).then(() => true, () => false);
 }
 
+/** The result as the model reads it: odek's notes come after the output, outside it. */
 function textOf(result: ToolResult): string {
-  return result.ok ? result.output : `${result.error.kind}: ${result.error.message}`;
+  const text = result.ok ? result.output : `${result.error.kind}: ${result.error.message}`;
+  return [text, ...(result.notes ?? []).map((n) => `[odek] ${n}`)].join("\n");
 }
 
 async function tempRoot(): Promise<string> {

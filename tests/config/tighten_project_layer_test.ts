@@ -38,13 +38,18 @@ Deno.test("each key a project may not set is ignored with one warning naming the
     trustedClasses: ["network", "destructive"],
     addDirs: ["/var/tmp/outside"],
     dedicatedWorkspace: true,
+    "checkpoints.enabled": false,
+    "network.allowHostPorts": [5432],
   };
   const refused = Object.entries(PROJECT_KEY_RULES).filter(([, r]) => r.type === "refuse");
   for (const [path] of refused) {
     await t.step(path, () => {
       const project = path.startsWith("models.")
         ? { models: { "gpt-4.1-mini": { [path.split(".")[2]]: 0.0001 } } }
-        : { [path]: samples[path] };
+        : path.split(".").reduceRight<unknown>(
+          (value, key) => ({ [key]: value }),
+          samples[path],
+        ) as Record<string, unknown>;
       assert.ok(path.startsWith("models.") || path in samples, `no sample for ${path}`);
       const out = tighten(project);
       assert.deepEqual(out.layer, {}, "nothing of it is kept");

@@ -160,6 +160,9 @@ sandboxTest(
   async () => {
     await using scratch = await makeRaceScratch();
     await using f = await makeSandboxFixture();
+    // A home that exists, as a real one does: bwrap hides it with a tmpfs at its path, and the
+    // host's /tmp (where the scratch is) is read-only in the sandbox, so a missing one cannot be made.
+    await Deno.mkdir(join(scratch.root, "elsewhere"));
     const broker = new SandboxBroker({
       context: { ...f.context, home: join(scratch.root, "elsewhere"), readOnlyHomeFiles: [] },
       resolveWorkspace: () => Promise.resolve(scratch.home),

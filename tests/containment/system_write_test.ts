@@ -22,6 +22,7 @@ sandboxTest(
     };
     const run = {
       emit() {},
+      journal: {}, // no session: nothing is journaled before the approver is asked
       redact: (text: string) => text,
       signal: new AbortController().signal,
     } as unknown as RunContext;

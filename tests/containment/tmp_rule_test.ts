@@ -65,7 +65,8 @@ for (const where of ["under /tmp", "elsewhere"] as const) {
         await using f = await runtimeFixture({
           sandbox: "bwrap",
           scripts: [
-            [{ toolCalls: calls }, { text: "done" }],
+            // `again` reads what `scratch` wrote: a turn of its own (a batch's calls run at once).
+            [{ toolCalls: calls.slice(0, 4) }, { toolCalls: calls.slice(4) }, { text: "done" }],
             [{ toolCalls: [calls[0]] }, { text: "done" }],
           ],
         });

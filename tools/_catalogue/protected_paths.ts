@@ -1,10 +1,12 @@
 /**
  * The files inside a workspace that the host runs later, outside every sandbox (issue 13): git's
- * hooks and configuration, direnv's `.envrc`, editor and container settings that run commands,
- * odek's own project configuration. The one definition of their names, shared by the classifier
- * (writes to them are `system_write` and always ask), the file-tool children (which refuse them
- * unless granted), the core's scan (`src/broker/protected_files.ts`, which binds the existing ones
- * read-only and reverts what a call changed) and checkpoints (a restore never writes them).
+ * hooks and configuration, hook managers' configuration (lefthook, pre-commit), direnv's and
+ * mise's per-directory files, editor and container settings that run commands, odek's own
+ * project configuration. The one definition of their names, shared by the classifier (writes to
+ * them are `system_write` and always ask), the file-tool children (which refuse them unless
+ * granted), the core's scan (`src/broker/workspace_guard.ts`, which binds the existing ones
+ * read-only and reverts what a call changed) and checkpoints (`src/checkpoint/`: a restore never
+ * writes them).
  *
  * @module
  */
@@ -13,10 +15,25 @@
 export const GIT_DIR_PROTECTED = ["config", "config.worktree", "commondir", "hooks", "info"];
 
 /** Directories protected whole, at any depth: editor and container settings that run commands. */
-export const PROTECTED_DIR_NAMES = [".vscode", ".idea", ".devcontainer"];
+export const PROTECTED_DIR_NAMES = [".vscode", ".idea", ".zed", ".devcontainer"];
 
-/** Files protected at any depth. */
-export const PROTECTED_FILE_NAMES = [".envrc"];
+/**
+ * Files protected at any depth: direnv's `.envrc` and mise's configuration (run or loaded when the
+ * user enters the directory), and the hook managers' configuration git's hooks execute at commit
+ * time (lefthook, pre-commit).
+ */
+export const PROTECTED_FILE_NAMES = [
+  ".envrc",
+  "mise.toml",
+  ".mise.toml",
+  "mise.local.toml",
+  "lefthook.yml",
+  "lefthook.yaml",
+  ".lefthook.yml",
+  ".lefthook.yaml",
+  "lefthook-local.yml",
+  ".pre-commit-config.yaml",
+];
 
 /** Entries protected only at the workspace's top: odek's project configuration (both names). */
 export const PROTECTED_TOP_NAMES = ["odek.jsonc", "odek.json", ".odek", ".devcontainer.json"];
@@ -29,7 +46,8 @@ export const PROTECTED_TOP_NAMES = ["odek.jsonc", "odek.json", ".odek", ".devcon
  * - any `.git` entry (the workspace's repository, a nested repository or a worktree's `.git`
  *   file) itself, and its `config`, `config.worktree`, `commondir`, `hooks/`, `info/`, and the
  *   same under `modules/<name>/` (submodules, at any depth) and `worktrees/<name>/`;
- * - `.envrc`, and everything in `.vscode/`, `.idea/`, `.devcontainer/`, at any depth;
+ * - `.envrc`, `mise.toml`, lefthook's and pre-commit's configuration, and everything in
+ *   `.vscode/`, `.idea/`, `.zed/`, `.devcontainer/`, at any depth;
  * - `odek.jsonc`, `odek.json`, `.odek/` and `.devcontainer.json` at the top.
  *
  * @param relative the path relative to the workspace, `/`-separated and normalised (no `.` or
@@ -64,7 +82,9 @@ export function protectedReason(
   for (let i = 0; i < parts.length; i++) {
     const name = parts[i];
     if (PROTECTED_DIR_NAMES.includes(name)) return `editor or container settings (${name})`;
-    if (PROTECTED_FILE_NAMES.includes(name) && i === parts.length - 1) return "direnv's .envrc";
+    if (PROTECTED_FILE_NAMES.includes(name) && i === parts.length - 1) {
+      return name === ".envrc" ? "direnv's .envrc" : `a file the host runs or loads later (${name})`;
+    }
     if (name !== ".git") continue;
     const reason = gitDirReason(parts.slice(i + 1));
     if (reason !== undefined) return reason;
