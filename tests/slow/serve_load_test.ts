@@ -12,16 +12,14 @@ const RUNS = 20;
 const gc = (globalThis as { gc?: () => void }).gc;
 const MiB = 1024 * 1024;
 
-/** Child processes of this process (tool children, sandboxes), from /proc. */
+/** Child processes of this process (tool children, sandboxes), from `ps` (not counting `ps`). */
 async function children(): Promise<number> {
-  let count = 0;
-  for await (const task of Deno.readDir(`/proc/${Deno.pid}/task`)) {
-    const text = await Deno.readTextFile(`/proc/${Deno.pid}/task/${task.name}/children`).catch(
-      () => "",
-    );
-    count += text.trim() === "" ? 0 : text.trim().split(/\s+/).length;
-  }
-  return count;
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "pid=,comm=", "--ppid", String(Deno.pid)],
+    stdout: "piped",
+  }).output();
+  return new TextDecoder().decode(out.stdout).split("\n")
+    .filter((line) => line.trim() !== "" && !/\bps$/.test(line.trim())).length;
 }
 
 function heapMiB(): number {
@@ -57,10 +55,13 @@ Deno.test("20 runs started at once over REST all complete under the cap, and not
   const heapAfterFirst = heapMiB();
 
   const started = await Promise.all(
-    Array.from({ length: RUNS }, (_, n) =>
-      s.call("/api/runs", { method: "POST", json: { task: `load task ${n}` } }).then((r) =>
-        body<{ session_id: string; state: string }>(r)
-      )),
+    Array.from(
+      { length: RUNS },
+      (_, n) =>
+        s.call("/api/runs", { method: "POST", json: { task: `load task ${n}` } }).then((r) =>
+          body<{ session_id: string; state: string }>(r)
+        ),
+    ),
   );
   assert.equal(started.filter((r) => r.state === "queued").length, RUNS - 4);
   let peak = 0;
@@ -77,9 +78,14 @@ Deno.test("20 runs started at once over REST all complete under the cap, and not
     assert.ok(task, `session ${n} has its task`);
     const tools = transcript.filter((m) => m.role === "tool");
     assert.equal(tools.length, 1, `session ${n} has its one tool result`);
-    assert.equal(transcript.at(-1)?.content, `answer ${s.f.models.findIndex((m) =>
-      m.requests[0]?.messages.some((x) => x.content === `load task ${n}`)
-    )}`);
+    assert.equal(
+      transcript.at(-1)?.content,
+      `answer ${
+        s.f.models.findIndex((m) =>
+          m.requests[0]?.messages.some((x) => x.content === `load task ${n}`)
+        )
+      }`,
+    );
   }
 
   socket.close();
@@ -91,9 +97,11 @@ Deno.test("20 runs started at once over REST all complete under the cap, and not
   const heapAfter = heapMiB();
   const rssAfter = Deno.memoryUsage().rss / MiB;
   console.log(
-    `serve_load_test: heap after the first run ${heapAfterFirst.toFixed(1)} MiB, after ${RUNS} more ${
-      heapAfter.toFixed(1)
-    } MiB; RSS before ${rssBefore.toFixed(1)} MiB, after ${rssAfter.toFixed(1)} MiB`,
+    `serve_load_test: heap after the first run ${
+      heapAfterFirst.toFixed(1)
+    } MiB, after ${RUNS} more ${heapAfter.toFixed(1)} MiB; RSS before ${
+      rssBefore.toFixed(1)
+    } MiB, after ${rssAfter.toFixed(1)} MiB`,
   );
   if (gc) assert.ok(heapAfter - heapAfterFirst < 20, `heap grew ${heapAfter - heapAfterFirst} MiB`);
 });
