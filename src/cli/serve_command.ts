@@ -59,11 +59,16 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   const port = integer("--port", values.port ?? "8080", 0, 65_535);
-  const maxRuns = integer("--max-runs", values["max-runs"] ?? "4", 1, 64);
   await using runtime = await cliRuntime(io);
-  const roots = (values["workspace-root"] ?? []).map((root) =>
-    root.startsWith("/") ? root : `${runtime.cwd ?? "/"}/${root}`
-  );
+  const maxRuns = values["max-runs"] === undefined
+    ? runtime.config.serve.maxConcurrentRuns
+    : integer("--max-runs", values["max-runs"], 1, 64);
+  const roots = [
+    ...runtime.config.serve.workspaceRoots,
+    ...(values["workspace-root"] ?? []).map((root) =>
+      root.startsWith("/") ? root : `${runtime.cwd ?? "/"}/${root}`
+    ),
+  ];
   const tools = cliMcpTools(
     runtime,
     io,

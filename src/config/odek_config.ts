@@ -152,6 +152,13 @@ export const ConfigLayerObject = z.strictObject({
     /** Longest Retry-After honoured, in seconds; a longer one fails fast. */
     retryAfterCapSeconds: z.int().min(0).max(86_400).optional(),
   }).optional(),
+  serve: z.strictObject({
+    /** Runs `odek serve` lets go at once; the rest queue. */
+    maxConcurrentRuns: z.int().min(1).max(64).optional(),
+    /** Absolute directories under which a session started over `odek serve` may name its workspace. */
+    workspaceRoots: z.array(z.string().min(2).max(4096).regex(/^\//, "an absolute path")).max(64)
+      .optional(),
+  }).optional(),
   checkpoints: z.strictObject({
     /** Checkpoint the workspace's files before and after each step that can write it (undo, rewind). */
     enabled: z.boolean().optional(),
@@ -286,6 +293,8 @@ export interface OdekConfig {
   contextFiles: string[];
   /** Checkpoints around each writing step (`odek undo`); the caps bound one checkpoint. */
   checkpoints: { enabled: boolean; maxFiles: number; maxMiB: number; maxFileMiB: number };
+  /** `odek serve`: its concurrency cap and the roots its sessions may name workspaces under. */
+  serve: { maxConcurrentRuns: number; workspaceRoots: string[] };
   /**
    * MCP servers by name (docs/mcp.md), read by odek's MCP client.
    * @internal
@@ -356,5 +365,6 @@ export const DEFAULT_CONFIG: OdekConfig = {
   deny: { commands: [], paths: [], domains: [] },
   contextFiles: [],
   checkpoints: { enabled: true, maxFiles: 20_000, maxMiB: 512, maxFileMiB: 16 },
+  serve: { maxConcurrentRuns: 4, workspaceRoots: [] },
   mcpServers: {},
 };

@@ -40,6 +40,8 @@ Deno.test("each key a project may not set is ignored with one warning naming the
     dedicatedWorkspace: true,
     "checkpoints.enabled": false,
     "network.allowHostPorts": [5432],
+    "serve.maxConcurrentRuns": 64,
+    "serve.workspaceRoots": ["/var/tmp/outside"],
   };
   const refused = Object.entries(PROJECT_KEY_RULES).filter(([, r]) => r.type === "refuse");
   for (const [path] of refused) {
