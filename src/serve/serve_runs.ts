@@ -284,9 +284,13 @@ export class ServeRuns implements AsyncDisposable {
     const { record } = live;
     const queuedKey = record.key;
     try {
-      const target = record.task !== undefined
+      // a new session's task, unless a server that stopped had created the session already
+      const target = record.task !== undefined && !(await this.#exists(record.sessionId))
         ? { task: record.task, sessionId: record.sessionId }
         : { sessionId: record.sessionId };
+      if (!("task" in target) && record.task !== undefined && record.message === undefined) {
+        record.resume = true;
+      }
       live.host = await this.#runtime.openSession(target, {
         workspace: record.workspace,
         approver: this.#requests.approverFor(record.sessionId),

@@ -51,8 +51,10 @@ Deno.test("the WebSocket streams events, takes an approval, and a reconnect resu
   const run = await body<{ session_id: string }>(
     await s.call("/api/runs", { method: "POST", json: { task: "over the socket" } }),
   );
-  await waitFor("the approval request", () =>
-    first.messages.some((m) => m.type === "request" && m.request?.type === "approval"));
+  await waitFor(
+    "the approval request",
+    () => first.messages.some((m) => m.type === "request" && m.request?.type === "approval"),
+  );
   const asked = first.messages.find((m) => m.type === "request")!.request!;
   const seenBefore = first.messages.filter((m) => m.type === "event").map((m) => m.event!.id);
   first.socket.close();
@@ -69,8 +71,10 @@ Deno.test("the WebSocket streams events, takes an approval, and a reconnect resu
   }));
   await waitFor("the ack", () => second.messages.some((m) => m.type === "ack" && m.ok));
   await waitFor("the run's end", () => s.runs.current(run.session_id) === undefined);
-  await waitFor("run_completed over the socket", () =>
-    second.messages.some((m) => m.event?.type === "run_completed"));
+  await waitFor(
+    "run_completed over the socket",
+    () => second.messages.some((m) => m.event?.type === "run_completed"),
+  );
   const after = second.messages.filter((m) => m.type === "event").map((m) => m.event!.id);
   const all = [...seenBefore, ...after];
   assert.equal(new Set(all).size, all.length, "no duplicates");
