@@ -32,6 +32,7 @@ export const KEY_DESCRIPTIONS: Readonly<Record<string, string>> = {
   network:
     "Approved network may reach only these domains (empty: any); host ports programs may reach.",
   checkpoints: "Checkpoints of the workspace around each writing step (odek undo, odek rewind).",
+  serve: "odek serve: runs going at once, and roots its sessions may name workspaces under.",
   mcpServers:
     "MCP servers whose tools every run offers (docs/mcp.md): a sandboxed program or a URL.",
   subagents: "delegate_tasks: sub-agents of one call that run at once (docs/subagents.md).",
@@ -49,6 +50,7 @@ const EXAMPLES: Readonly<Record<string, unknown>> = {
   "deny.paths": ["secrets/**", "~/.config/**"],
   "deny.domains": ["*.pastebin.com"],
   contextFiles: ["docs/CONVENTIONS.md"],
+  "serve.workspaceRoots": ["/srv/projects"],
   addDirs: ["/srv/shared:ro"],
   trustedClasses: ["network"],
 };

@@ -107,6 +107,10 @@ export async function main(args: string[], io: CliIO): Promise<number> {
         );
         return await mcpCommand(rest, io);
       }
+      case "serve": {
+        const { serveCommand } = await import("./serve_command.ts");
+        return await serveCommand(rest, io);
+      }
       case "classify": {
         const { classifyCommand }: typeof import("./classify_command.ts") = await import(
           sibling("./classify_command.ts")

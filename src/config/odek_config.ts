@@ -163,6 +163,13 @@ export const ConfigLayerObject = z.strictObject({
       }),
     ).max(64).optional(),
   }).optional(),
+  serve: z.strictObject({
+    /** Runs `odek serve` lets go at once; the rest queue. */
+    maxConcurrentRuns: z.int().min(1).max(64).optional(),
+    /** Absolute directories under which a session started over `odek serve` may name its workspace. */
+    workspaceRoots: z.array(z.string().min(2).max(4096).regex(/^\//, "an absolute path")).max(64)
+      .optional(),
+  }).optional(),
   checkpoints: z.strictObject({
     /** Checkpoint the workspace's files before and after each step that can write it (undo, rewind). */
     enabled: z.boolean().optional(),
@@ -305,6 +312,8 @@ export interface OdekConfig {
   subagents: { maxConcurrency: number };
   /** `odek mcp serve`: the workspaces a `run_task` may name besides the dedicated one. */
   mcpServe: { workspaces: string[] };
+  /** `odek serve`: its concurrency cap and the roots its sessions may name workspaces under. */
+  serve: { maxConcurrentRuns: number; workspaceRoots: string[] };
   /**
    * MCP servers by name (docs/mcp.md), read by odek's MCP client.
    * @internal
@@ -377,5 +386,6 @@ export const DEFAULT_CONFIG: OdekConfig = {
   checkpoints: { enabled: true, maxFiles: 20_000, maxMiB: 512, maxFileMiB: 16 },
   subagents: { maxConcurrency: 3 },
   mcpServe: { workspaces: [] },
+  serve: { maxConcurrentRuns: 4, workspaceRoots: [] },
   mcpServers: {},
 };

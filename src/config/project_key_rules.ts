@@ -112,6 +112,14 @@ export const PROJECT_KEY_RULES: Readonly<Record<string, ProjectKeyRule>> = {
     why:
       "whether your changes can be undone is yours to decide (ODEK_HOME/config.jsonc or ODEK_CHECKPOINTS)",
   },
+  "serve.maxConcurrentRuns": {
+    type: "refuse",
+    why: "odek serve's settings are the operator's (ODEK_HOME/config.jsonc or its flags)",
+  },
+  "serve.workspaceRoots": {
+    type: "refuse",
+    why: "a project may not widen where odek serve's sessions work (ODEK_HOME/config.jsonc)",
+  },
   "checkpoints.maxFiles": { type: "lower" },
   "checkpoints.maxMiB": { type: "lower" },
   "checkpoints.maxFileMiB": { type: "lower" },

@@ -41,6 +41,8 @@ Deno.test("each key a project may not set is ignored with one warning naming the
     "checkpoints.enabled": false,
     "network.allowHostPorts": [5432],
     "mcpServe.workspaces": ["/var/tmp/outside"],
+    "serve.maxConcurrentRuns": 64,
+    "serve.workspaceRoots": ["/var/tmp/outside"],
   };
   const refused = Object.entries(PROJECT_KEY_RULES).filter(([, r]) => r.type === "refuse");
   for (const [path] of refused) {
