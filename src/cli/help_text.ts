@@ -17,7 +17,8 @@ export const HELP_TEXT: Record<
   | "doctor"
   | "init"
   | "config"
-  | "mcp",
+  | "mcp"
+  | "serve",
   string
 > = {
   main: `odek — an autonomous agent runtime whose tools run in permission-scoped sandboxes
@@ -34,6 +35,7 @@ Usage:
   odek init [--project]              write a commented config.jsonc (or the project's odek.jsonc)
   odek config show                   the configuration in effect, each value with its layer
   odek mcp list|login|logout         the configured MCP servers, their tools, OAuth logins
+  odek serve [--port N]              the web page, REST API and WebSocket on 127.0.0.1
   odek --version
 
 Run "odek <command> --help" for the flags of a command. Docs: docs/cli.md`,
@@ -141,6 +143,22 @@ Flags:
   --provider <name>    a provider preset (its base URL and key variable); --base-url wins
   --json               print { baseUrl, models } as JSON
   -h, --help           show this help`,
+  serve: `Usage: odek serve [flags]
+
+Serves the web page, the REST API (GET /api/openapi.json describes it), Server-Sent Events and a
+WebSocket over odek's runtime. Prints once an address carrying this instance's token; every API
+route needs it (the page's cookie, or Authorization: Bearer). Runs go on their own session hosts,
+each session in its own folder of the dedicated workspace unless it names one under a
+--workspace-root. Runs still going when it stops are resumed at the next start. Docs: docs/serve.md
+
+Flags:
+  --host <address>         the address to bind (default 127.0.0.1)
+  --port <n>               the port (default 8080; 0: any free port)
+  --allow-remote           allow a non-loopback --host (needs --allowed-host; prints a warning)
+  --allowed-host <name>    a Host name clients use to reach it (repeatable)
+  --max-runs <n>           runs going at once, the rest queue (default 4)
+  --workspace-root <dir>   a root under which a session may name its workspace (repeatable)
+  -h, --help               show this help`,
   classify: `Usage: odek classify [flags] "<command>"
 
 Classifies a shell command with odek's danger classifier and prints every part (risk class,

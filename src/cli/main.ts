@@ -71,6 +71,10 @@ export async function main(args: string[], io: CliIO): Promise<number> {
         const { mcpCommand } = await import("./mcp_command.ts");
         return await mcpCommand(rest, io);
       }
+      case "serve": {
+        const { serveCommand } = await import("./serve_command.ts");
+        return await serveCommand(rest, io);
+      }
       case "classify": {
         const { classifyCommand } = await import("./classify_command.ts");
         return await classifyCommand(rest, io);

@@ -1,0 +1,64 @@
+/**
+ * The page: `GET /?token=…` checks the token, sets the HttpOnly, SameSite=Strict cookie and
+ * redirects to `/` (so the token leaves the address bar and the history); `/` serves the app to
+ * a browser with the cookie; the page's files come from `web/` (no build step, no CDN).
+ *
+ * @module
+ */
+import { extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { setCookie } from "hono/cookie";
+import type { AppContext } from "./create_app.ts";
+import { requestToken, TOKEN_COOKIE, tokenMatches } from "./serve_guard.ts";
+
+/** The page's files under `web/`, by URL path. */
+export const WEB_FILES: Readonly<Record<string, string>> = {
+  "/app.js": "app.js",
+  "/style.css": "style.css",
+  "/markdown.js": "markdown.js",
+  "/favicon.svg": "favicon.svg",
+};
+
+const TYPES: Record<string, string> = {
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".html": "text/html; charset=utf-8",
+  ".svg": "image/svg+xml",
+};
+
+/** The `web/` folder of this checkout. */
+export const DEFAULT_WEB_DIR: string = fileURLToPath(new URL("../../web/", import.meta.url));
+
+const LOCKED = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>odek</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/style.css"></head>
+<body><main class="locked"><h1>odek serve</h1><p>Open the address <code>odek serve</code> printed
+(it carries this server's token) to sign in.</p></main></body></html>`;
+
+/** Register the token page and the page's files. */
+export function registerPage(app: OpenAPIHono, ctx: AppContext): void {
+  const dir = ctx.webDir ?? DEFAULT_WEB_DIR;
+  app.get("/", async (c) => {
+    c.header("Cache-Control", "no-store");
+    const given = c.req.query("token");
+    if (given !== undefined) {
+      if (!tokenMatches(given, ctx.token)) return c.html(LOCKED, 401);
+      setCookie(c, TOKEN_COOKIE, ctx.token, {
+        httpOnly: true,
+        sameSite: "Strict",
+        path: "/",
+      });
+      return c.redirect("/", 303);
+    }
+    if (!tokenMatches(requestToken(c), ctx.token)) return c.html(LOCKED, 401);
+    return c.html(await Deno.readTextFile(join(dir, "index.html")), 200);
+  });
+  for (const [path, file] of Object.entries(WEB_FILES)) {
+    app.get(path, async (c) => {
+      const body = await Deno.readFile(join(dir, file));
+      c.header("Content-Type", TYPES[extname(file)] ?? "application/octet-stream");
+      c.header("Cache-Control", "no-cache");
+      return c.body(body, 200);
+    });
+  }
+}
