@@ -18,7 +18,8 @@ export const HELP_TEXT: Record<
   | "init"
   | "config"
   | "mcp"
-  | "serve",
+  | "serve"
+  | "worker",
   string
 > = {
   main: `odek — an autonomous agent runtime whose tools run in permission-scoped sandboxes
@@ -36,6 +37,7 @@ Usage:
   odek config show                   the configuration in effect, each value with its layer
   odek mcp list|login|logout         the configured MCP servers, their tools, OAuth logins
   odek serve [--port N]              the web page, REST API and WebSocket on 127.0.0.1
+  odek worker --queue <postgres-url> take durable runs off a PostgreSQL queue (docs/scale_out.md)
   odek --version
 
 Run "odek <command> --help" for the flags of a command. Docs: docs/cli.md`,
@@ -226,4 +228,20 @@ Flags:
   -h, --help        show this help
 
 Servers start with each session (in a sandbox for a stdio server); see docs/mcp.md.`,
+  worker: `Usage: odek worker --queue <postgres://…> [flags]
+
+Takes runs off the queue in PostgreSQL and runs each as a durable workflow: every model call and
+tool call is a step whose result is kept, so a run whose worker dies continues on another worker
+from its last completed step (a tool call that was going is recorded as interrupted, never run
+again). Heartbeats a lease; takes over the runs of a worker whose lease expired. Sessions are kept
+in the same database. Runs until SIGINT or SIGTERM. Docs: docs/scale_out.md
+
+Flags:
+  --queue <url>              the queue's database (postgres://user@host:port/db)
+  --queue-name <name>        the queue (default odek-runs)
+  --concurrency <n>          runs this worker runs at once (default 2)
+  --queue-concurrency <n>    runs going at once over every worker (default no limit)
+  --lease <seconds>          the lease without a heartbeat (default 15)
+  --worker-id <id>           this worker's id (default worker-<random>)
+  -h, --help                 show this help`,
 };
