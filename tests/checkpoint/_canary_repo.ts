@@ -25,6 +25,9 @@ export async function plantCanaryRepository(workspace: string, scratch: string):
   await Deno.writeTextFile(script, canary(marker), { mode: 0o755 });
   await Deno.mkdir(join(workspace, ".git/hooks"), { recursive: true });
   await Deno.mkdir(join(workspace, ".git/info"), { recursive: true });
+  // A repository real git accepts (see canary_repo_test.ts: git itself does run the canary).
+  await Deno.mkdir(join(workspace, ".git/objects"), { recursive: true });
+  await Deno.mkdir(join(workspace, ".git/refs/heads"), { recursive: true });
   await Deno.writeTextFile(
     join(workspace, ".git/config"),
     [
