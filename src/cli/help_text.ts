@@ -160,6 +160,8 @@ Flags:
   --allowed-host <name>    a Host name clients use to reach it (repeatable)
   --max-runs <n>           runs going at once, the rest queue (default 4)
   --workspace-root <dir>   a root under which a session may name its workspace (repeatable)
+  --queue <postgres://…>   put runs on this durable queue for odek worker processes; sessions
+                           live in that database (docs/scale_out.md; default 1000 --max-runs)
   -h, --help               show this help`,
   classify: `Usage: odek classify [flags] "<command>"
 

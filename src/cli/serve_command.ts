@@ -8,6 +8,8 @@ import { parseArgs } from "node:util";
 import { OdekError } from "../_util/odek_error.ts";
 import { NoOperatorClarifier } from "../approval/clarifier.ts";
 import { startServer } from "../serve/start_server.ts";
+import { connectQueue } from "./connect_queue.ts";
+import { queueDispatch } from "../durable/queue_dispatch.ts";
 import type { CliIO } from "./cli_io.ts";
 import { cliMcpTools } from "./cli_mcp_tools.ts";
 import { cliRuntime } from "./cli_runtime.ts";
@@ -21,7 +23,7 @@ import { ODEK_VERSION } from "./version.ts";
  * Run `odek serve` with its arguments (after the word `serve`).
  *
  * @param args `--host`, `--port`, `--allow-remote`, `--allowed-host` (repeatable),
- *   `--max-runs`, `--workspace-root` (repeatable), `--help`
+ *   `--max-runs`, `--workspace-root` (repeatable), `--queue` (runs go to `odek worker`s), `--help`
  * @param io the CLI's streams, environment and signals
  * @returns 130 or 143 after the signal that stopped it
  * @throws {OdekError} `USAGE` for bad flags or a non-loopback address without `--allow-remote`
@@ -46,6 +48,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
         "allowed-host": { type: "string", multiple: true },
         "max-runs": { type: "string" },
         "workspace-root": { type: "string", multiple: true },
+        queue: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -59,8 +62,11 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   const port = integer("--port", values.port ?? "8080", 0, 65_535);
-  const maxRuns = integer("--max-runs", values["max-runs"] ?? "4", 1, 64);
-  await using runtime = await cliRuntime(io);
+  const queueUrl = values.queue ?? io.env.ODEK_QUEUE_URL;
+  // With a queue, runs go to the workers; the cap bounds the runs serve follows at once.
+  const maxRuns = integer("--max-runs", values["max-runs"] ?? (queueUrl ? "1000" : "4"), 1, 10_000);
+  await using queue = queueUrl ? await connectQueue(queueUrl) : undefined;
+  await using runtime = await cliRuntime(io, {}, queue?.sessions);
   const roots = (values["workspace-root"] ?? []).map((root) =>
     root.startsWith("/") ? root : `${runtime.cwd ?? "/"}/${root}`
   );
@@ -78,6 +84,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     workspaceRoots: roots,
     tools,
     version: ODEK_VERSION,
+    ...(queue ? { dispatch: queueDispatch(queue) } : {}),
   });
   for (const warning of server.warnings) io.stderr.write(`odek: warning: ${warning}\n`);
   io.stdout.write(`odek serve: open ${terminalSafe(server.url)}\n`);

@@ -22,6 +22,7 @@ import type { ToolProviderSource } from "../runtime/tool_provider_source.ts";
 import type { OperatorRequests } from "./operator_requests.ts";
 import { RunRecords, type ServeRunRecord } from "./run_records.ts";
 import { ServeEventRing } from "./serve_event_ring.ts";
+import { dispatchRun, type ServeRunDispatch } from "./serve_dispatch.ts";
 
 /** What a run start asks for (validated by the route). */
 export interface RunStart {
@@ -46,6 +47,8 @@ export interface ServeRunsOptions {
   tools?: readonly ToolProviderSource[];
   /** Where run records and events go. @default ODEK_HOME/serve/runs */
   recordsDir?: string;
+  /** Hand every run to this instead of running it here (`odek serve --queue`). @default none */
+  dispatch?: ServeRunDispatch;
 }
 
 interface Live {
@@ -59,6 +62,7 @@ export class ServeRuns implements AsyncDisposable {
   readonly #runtime: Runtime;
   readonly #requests: OperatorRequests;
   readonly #cap: number;
+  readonly #dispatch: ServeRunDispatch | undefined;
   readonly #roots: readonly string[];
   readonly #tools: readonly ToolProviderSource[];
   readonly #records: RunRecords;
@@ -76,6 +80,7 @@ export class ServeRuns implements AsyncDisposable {
     this.#runtime = options.runtime;
     this.#requests = options.requests;
     this.#cap = options.maxConcurrentRuns ?? 4;
+    this.#dispatch = options.dispatch;
     this.#roots = options.workspaceRoots ?? [];
     this.#tools = options.tools ?? [];
     this.#records = new RunRecords(
@@ -282,6 +287,13 @@ export class ServeRuns implements AsyncDisposable {
 
   async #go(live: Live): Promise<void> {
     const { record } = live;
+    if (this.#dispatch) {
+      await dispatchRun(record, this.#dispatch, (r) => this.#records.save(r));
+      if (this.#bySession.get(record.sessionId) === live) this.#bySession.delete(record.sessionId);
+      this.#running--;
+      this.#pump();
+      return;
+    }
     const queuedKey = record.key;
     try {
       const target = record.task !== undefined

@@ -9,6 +9,11 @@
  */
 import { join } from "node:path";
 import { QueueClient } from "../../src/durable/queue_client.ts";
+import { queueDispatch } from "../../src/durable/queue_dispatch.ts";
+import { createRuntime } from "../../src/runtime/create_runtime.ts";
+import { createApp } from "../../src/serve/create_app.ts";
+import { OperatorRequests } from "../../src/serve/operator_requests.ts";
+import { ServeRuns } from "../../src/serve/serve_runs.ts";
 import {
   type FakeOpenAIServer,
   type RecordedRequest,
@@ -41,6 +46,11 @@ export interface DurableFixture extends AsyncDisposable {
   worker(id: string, flags?: string[]): Deno.ChildProcess;
   /** What the workers wrote to stderr, prefixed by their ids. */
   logs: string[];
+  /**
+   * Serve's REST API on the queue (in this process, `odek serve --queue`'s wiring): a request
+   * with the token and Host set; JSON bodies.
+   */
+  serve(): Promise<(path: string, json?: unknown) => Promise<Response>>;
   /** A new workspace directory. */
   workspace(name: string): Promise<string>;
 }
@@ -72,6 +82,7 @@ export async function durableFixture(
   });
   const queue = await QueueClient.connect(url);
   const children: Deno.ChildProcess[] = [];
+  const closers: (() => Promise<void>)[] = [];
   const logs: string[] = [];
   return {
     root,
@@ -120,12 +131,58 @@ export async function durableFixture(
       ).catch(() => {});
       return child;
     },
+    async serve() {
+      const home = join(root, "serve-home");
+      await Deno.mkdir(join(home, ".odek"), { recursive: true });
+      await Deno.mkdir(join(root, "ws"), { recursive: true });
+      const runtime = await createRuntime({
+        env: {
+          PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+          HOME: home,
+          ODEK_HOME: join(home, ".odek"),
+        },
+        store: queue.sessions,
+      });
+      const requests = new OperatorRequests(runtime.redact);
+      const runs = new ServeRuns({
+        runtime,
+        requests,
+        dispatch: queueDispatch(queue),
+        maxConcurrentRuns: 1000,
+        workspaceRoots: [join(root, "ws")],
+      });
+      await runs.start();
+      closers.push(async () => {
+        await runs[Symbol.asyncDispose]();
+        await runtime[Symbol.asyncDispose]();
+      });
+      const token = "durable-test-token-0123456789abcdef";
+      const app = createApp({
+        runtime,
+        runs,
+        requests,
+        token,
+        allowedHosts: ["127.0.0.1"],
+        version: "test",
+      });
+      return (path, json) =>
+        Promise.resolve(app.request(path, {
+          method: json === undefined ? "GET" : "POST",
+          headers: {
+            host: "127.0.0.1",
+            authorization: `Bearer ${token}`,
+            ...(json === undefined ? {} : { "content-type": "application/json" }),
+          },
+          ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+        }));
+    },
     async workspace(name) {
       const dir = join(root, "ws", name);
       await Deno.mkdir(dir, { recursive: true });
       return dir;
     },
     async [Symbol.asyncDispose]() {
+      for (const close of closers) await close().catch(() => {});
       for (const child of children) {
         try {
           child.kill("SIGKILL");

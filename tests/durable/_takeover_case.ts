@@ -18,18 +18,23 @@ export async function takeoverCase(runs: number): Promise<void> {
   const a = fx.worker("worker-a", ["--lease", "5"]);
   const b = fx.worker("worker-b", ["--lease", "5"]);
   void b;
+  const api = await fx.serve();
   const names = ["slow", ...Array.from({ length: runs - 1 }, (_, i) => `r${i}`)];
   const workspaces = new Map<string, string>();
+  const keys = new Map<string, string>();
   for (const name of names) {
     const workspace = await fx.workspace(name);
     workspaces.set(name, workspace);
-    await fx.queue.enqueue({
-      runId: `run-${name}`,
-      sessionId: `s-${name}`,
+    // Submitted over serve's REST API, which puts each run on the queue.
+    const response = await api("/api/runs", {
       task: `task ${name}`,
+      session_id: `s-${name}`,
       workspace,
     });
+    assert.equal(response.status, 202, await response.clone().text());
+    keys.set(name, (await response.json()).key);
   }
+  const key = (name: string) => keys.get(name)!;
   const slow = workspaces.get("slow")!;
   await waitFor("the slow call to start", async () => {
     const text = await Deno.readTextFile(join(slow, "started.txt")).catch(() => "");
@@ -37,19 +42,31 @@ export async function takeoverCase(runs: number): Promise<void> {
   }).catch((error) => {
     throw new Error(`${error.message}\n${fx.logs.join("")}`);
   });
-  const owner = (await fx.queue.status("run-slow"))!.workerId;
+  const owner = await waitFor(
+    "the slow run's worker",
+    async () => (await fx.queue.status(key("slow")))?.workerId,
+  );
   const victim = owner === "worker-a" ? a : b;
   victim.kill("SIGKILL");
   await victim.status;
   // The dead worker's unconfined sleep is an orphan now: end it (the test's own marker).
   for (const pid of processesWith(sleep)) Deno.kill(pid, "SIGKILL");
 
-  const results = await Promise.all(names.map((name) => fx.queue.wait(`run-${name}`)));
+  const results = await Promise.all(names.map((name) => fx.queue.wait(key(name))));
   for (const [index, result] of results.entries()) {
     assert.equal(result.outcome, "completed", `${names[index]}: ${JSON.stringify(result)}`);
     assert.equal(result.text, `done ${names[index]}`);
   }
   const slowResult = results[0];
+  // Serve shows each run ended, from the queue.
+  for (const name of names) {
+    const record = await waitFor(`serve's record of ${name}`, async () => {
+      const body = await (await api(`/api/runs/${key(name)}`)).json();
+      return body.state === "running" || body.state === "queued" ? undefined : body;
+    });
+    assert.equal(record.state, "completed", JSON.stringify(record));
+    assert.equal(record.summary, `done ${name}`);
+  }
   assert.notEqual(slowResult.workerId, owner, "the slow run finished on the other worker");
 
   // Each session is intact: user, assistant with the call, its result, the answer.

@@ -1,0 +1,38 @@
+/**
+ * The queue a command names with `--queue` (or `ODEK_QUEUE_URL`).
+ *
+ * @module
+ */
+import { OdekError } from "../_util/odek_error.ts";
+import { QueueClient } from "../durable/queue_client.ts";
+
+/**
+ * Connect to a queue's database.
+ *
+ * @param url `postgres://…`
+ * @returns the client (dispose it)
+ * @throws {OdekError} `USAGE` for a URL that is not `postgres://`, `QUEUE_UNREACHABLE` when the
+ *   database does not answer
+ *
+ * @example A URL that is not PostgreSQL's
+ * ```ts
+ * import { connectQueue } from "./connect_queue.ts";
+ * const code = await connectQueue("http://127.0.0.1:1").then(() => "ok", (e) => e.code);
+ * if (code !== "USAGE") throw new Error(code);
+ * ```
+ */
+export async function connectQueue(url: string): Promise<QueueClient> {
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new OdekError("USAGE", `--queue must be a postgres:// URL, got ${url.slice(0, 80)}.`);
+  }
+  try {
+    return await QueueClient.connect(url);
+  } catch (error) {
+    throw new OdekError(
+      "QUEUE_UNREACHABLE",
+      `Cannot reach the queue's database (${error instanceof Error ? error.message : error}): ` +
+        "check the URL, that PostgreSQL runs and that the user may log in.",
+      { cause: error },
+    );
+  }
+}
