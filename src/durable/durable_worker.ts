@@ -19,6 +19,7 @@ import { PgJournalBackend } from "./pg_journal_backend.ts";
 import { ensureQueueSchema } from "./queue_schema.ts";
 import { type QueuedRun, type QueuedRunResult, QueuedRunSchema } from "./queued_run.ts";
 import { WorkerLease } from "./worker_lease.ts";
+import { PausingApprover } from "./pausing_approver.ts";
 import { DURABLE_APP, DURABLE_VERSION, RUN_WORKFLOW } from "./queue_names.ts";
 
 /** Options of {@linkcode startDurableWorker}. */
@@ -170,17 +171,29 @@ async function runOnce(
   const target = request.task !== undefined
     ? { task: request.task, sessionId: request.sessionId }
     : { sessionId: request.sessionId };
-  await using host = await runtime.openSession(target, { workspace: request.workspace });
+  const approver = new PausingApprover(
+    (request.approvals ?? []).map((answer) => ({ ...answer, scope: "once" as const })),
+  );
+  await using host = await runtime.openSession(target, {
+    workspace: request.workspace,
+    approver,
+    reaskApprovals: true,
+  });
   const run = await host.startRun(durableRunStart(steps, request));
+  approver.bind((reason) => run.cancel(reason));
   const outcome = await run.result;
+  const base = { runId: request.runId, sessionId: request.sessionId, workerId };
+  if (approver.paused) {
+    const names = approver.paused.calls.map((call) => call.toolName).join(", ");
+    return {
+      ...base,
+      outcome: "awaiting_approval",
+      text: `Waiting for approval ${approver.paused.id} (${names}).`,
+      approval: approver.paused,
+    };
+  }
   const text = outcome.type === "completed" ? outcome.text ?? "" : outcome.error.message;
-  return {
-    runId: request.runId,
-    sessionId: request.sessionId,
-    outcome: outcome.type,
-    text,
-    workerId,
-  };
+  return { ...base, outcome: outcome.type, text };
 }
 
 function durableRunStart(stepRunner: (journal: StepJournal) => StepRunner, request: QueuedRun) {

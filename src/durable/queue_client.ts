@@ -7,6 +7,7 @@
 import { DBOS, DBOSClient } from "@dbos-inc/dbos-sdk";
 // @ts-types="@types/pg"
 import pg from "pg";
+import { OdekError } from "../_util/odek_error.ts";
 import { BackendSessionStore } from "../session/backend_session_store.ts";
 import type { SessionStore } from "../session/session_store.ts";
 import { PgJournalBackend } from "./pg_journal_backend.ts";
@@ -95,6 +96,36 @@ export class QueueClient implements AsyncDisposable {
       workflowID: request.runId,
       appVersion: DURABLE_VERSION,
     }, request);
+  }
+
+  /**
+   * Answer the approval a run paused at: starts the continuation `<run>:<approval id>` (idempotent:
+   * answering twice starts it once), which asks nothing it was given and runs on.
+   *
+   * @param runId the run that paused
+   * @param answers one per asking call of the paused batch
+   * @returns the continuation's run id
+   * @throws {OdekError} `USAGE` when the run is not waiting for an approval
+   */
+  async answer(
+    runId: string,
+    answers: { callId: string; approved: boolean; reason?: string }[],
+  ): Promise<string> {
+    const status = await this.status(runId);
+    const approval = status?.result?.approval;
+    if (!status || status.state !== "awaiting_approval" || !approval) {
+      throw new OdekError("USAGE", `Run ${runId} is not waiting for an approval.`);
+    }
+    const rows = await this.#pool.query(`SELECT request FROM odek.runs WHERE run_id = $1`, [runId]);
+    const request = QueuedRunSchema.parse(rows.rows[0].request);
+    const next = `${runId}:${approval.id}`;
+    await this.enqueue({
+      runId: next,
+      sessionId: request.sessionId,
+      workspace: request.workspace,
+      approvals: answers,
+    });
+    return next;
   }
 
   /** A run's state, undefined when there is no such run. */

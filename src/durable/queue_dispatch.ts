@@ -47,6 +47,10 @@ export function queueDispatch(queue: QueueClient): (run: DispatchableRun) => Pro
       ...(run.message !== undefined ? { message: run.message } : {}),
     });
     const result = await queue.wait(run.key);
+    if (result.outcome === "awaiting_approval") {
+      // The workflow ended without a slot; QueueClient.answer continues it.
+      return { state: "interrupted", summary: result.text, errorCode: "AWAITING_APPROVAL" };
+    }
     const state = (OUTCOMES.has(result.outcome) ? result.outcome : "failed") as QueuedEnd["state"];
     return {
       state,

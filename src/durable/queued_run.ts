@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import type { PausedApproval } from "./pausing_approver.ts";
 
 /**
  * A run on the queue. A new session names its `task`; an existing one gets `message` (or
@@ -28,6 +29,8 @@ export interface QueuedRun {
   message?: string;
   /** The workspace: a path every worker reaches. */
   workspace: string;
+  /** A continuation's answers to the approval its run paused at. */
+  approvals?: { callId: string; approved: boolean; reason?: string }[];
 }
 
 /** The zod schema of {@linkcode QueuedRun} (the edge where a request comes off the queue). */
@@ -37,6 +40,11 @@ export const QueuedRunSchema: z.ZodType<QueuedRun> = z.object({
   task: z.string().max(100_000).optional(),
   message: z.string().max(100_000).optional(),
   workspace: z.string().startsWith("/"),
+  approvals: z.array(z.object({
+    callId: z.string().min(1),
+    approved: z.boolean(),
+    reason: z.string().max(2000).optional(),
+  })).max(256).optional(),
 });
 
 /**
@@ -54,8 +62,13 @@ export interface QueuedRunResult {
   runId: string;
   /** Its session. */
   sessionId: string;
-  /** The run's outcome type (`completed`, `budget_exceeded`, `stalled`, `interrupted`, `failed`). */
+  /**
+   * The run's outcome type (`completed`, `budget_exceeded`, `stalled`, `interrupted`, `failed`),
+   * or `awaiting_approval`: the run paused at `approval` and its workflow ended.
+   */
   outcome: string;
+  /** The approval a run paused at. */
+  approval?: PausedApproval;
   /** The final answer (completed) or the error's message. */
   text: string;
   /** The worker that finished it. */
