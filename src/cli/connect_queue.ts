@@ -1,10 +1,29 @@
 /**
- * The queue a command names with `--queue` (or `ODEK_QUEUE_URL`).
+ * The queue a command names with `--queue` (or the config key `queue.url`, `ODEK_QUEUE_URL`).
  *
  * @module
  */
 import { OdekError } from "../_util/odek_error.ts";
 import { QueueClient } from "../durable/queue_client.ts";
+import type { CliIO } from "./cli_io.ts";
+import { cliRuntime } from "./cli_runtime.ts";
+
+/**
+ * The queue the configuration names (`queue.url`, `ODEK_QUEUE_URL`), if any.
+ *
+ * @param io the process
+ * @returns the URL, or undefined: runs stay local
+ * @throws {OdekError} `CONFIG_INVALID` from the configuration layers
+ *
+ * @example
+ * ```ts ignore
+ * const url = values.queue ?? await configuredQueue(io);
+ * ```
+ */
+export async function configuredQueue(io: CliIO): Promise<string | undefined> {
+  await using runtime = await cliRuntime(io);
+  return runtime.config.queue.url ?? undefined;
+}
 
 /**
  * Connect to a queue's database.

@@ -134,7 +134,10 @@ Flags:
   list                 sessions, newest first
   show [id]            print the transcript (default: the newest session)
   export <id>          print the session as JSON ({ meta, messages }) on stdout
-  delete <id>          delete the session (refused while it runs)`,
+  delete <id>          delete the session (refused while it runs)
+
+Flags:
+  --queue <url>        the sessions of a durable queue's PostgreSQL database (docs/scale_out.md)`,
   models: `Usage: odek models [flags]
 
 Lists the models the provider offers (GET <base URL>/models), one id per line with its owner and

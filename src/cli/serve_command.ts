@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { OdekError } from "../_util/odek_error.ts";
 import { NoOperatorClarifier } from "../approval/clarifier.ts";
 import { startServer } from "../serve/start_server.ts";
-import { connectQueue } from "./connect_queue.ts";
+import { configuredQueue, connectQueue } from "./connect_queue.ts";
 import { queueDispatch } from "../durable/queue_dispatch.ts";
 import type { CliIO } from "./cli_io.ts";
 import { cliMcpTools } from "./cli_mcp_tools.ts";
@@ -62,7 +62,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   const port = integer("--port", values.port ?? "8080", 0, 65_535);
-  const queueUrl = values.queue ?? io.env.ODEK_QUEUE_URL;
+  const queueUrl = values.queue ?? await configuredQueue(io);
   // With a queue, runs go to the workers; the cap bounds the runs serve follows at once.
   const maxRuns = integer("--max-runs", values["max-runs"] ?? (queueUrl ? "1000" : "4"), 1, 10_000);
   await using queue = queueUrl ? await connectQueue(queueUrl) : undefined;

@@ -12,6 +12,7 @@ import { EXIT } from "./exit_code.ts";
 import { flagError } from "./flag_error.ts";
 import { HELP_TEXT } from "./help_text.ts";
 import { terminalSafe } from "./terminal_safe.ts";
+import { configuredQueue } from "./connect_queue.ts";
 
 /**
  * Run `odek worker` with its arguments (after the word `worker`).
@@ -54,11 +55,11 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
     io.stdout.write(`${HELP_TEXT.worker}\n`);
     return EXIT.ok;
   }
-  const url = values.queue ?? io.env.ODEK_QUEUE_URL;
+  const url = values.queue ?? await configuredQueue(io);
   if (!url || !/^postgres(ql)?:\/\//.test(url)) {
     throw new OdekError(
       "USAGE",
-      "odek worker needs --queue postgres://user@host:port/database (or ODEK_QUEUE_URL).",
+      "odek worker needs --queue postgres://user@host:port/database (or the config key queue.url, ODEK_QUEUE_URL).",
     );
   }
   const concurrency = integer("--concurrency", values.concurrency ?? "2", 1, 256);

@@ -152,6 +152,11 @@ export const ConfigLayerObject = z.strictObject({
     /** Longest Retry-After honoured, in seconds; a longer one fails fast. */
     retryAfterCapSeconds: z.int().min(0).max(86_400).optional(),
   }).optional(),
+  /** The durable queue (docs/scale_out.md): `odek serve` and `odek worker` use it when set. */
+  queue: z.strictObject({
+    /** The queue's PostgreSQL database, `postgres://user@host:port/database`. */
+    url: z.string().regex(/^postgres(ql)?:\/\//, "a postgres:// URL").max(2000).optional(),
+  }).optional(),
   checkpoints: z.strictObject({
     /** Checkpoint the workspace's files before and after each step that can write it (undo, rewind). */
     enabled: z.boolean().optional(),
@@ -286,6 +291,8 @@ export interface OdekConfig {
   contextFiles: string[];
   /** Checkpoints around each writing step (`odek undo`); the caps bound one checkpoint. */
   checkpoints: { enabled: boolean; maxFiles: number; maxMiB: number; maxFileMiB: number };
+  /** The durable queue's database URL (`null`: none, runs are local; docs/scale_out.md). */
+  queue: { url: string | null };
   /**
    * MCP servers by name (docs/mcp.md), read by odek's MCP client.
    * @internal
@@ -356,5 +363,6 @@ export const DEFAULT_CONFIG: OdekConfig = {
   deny: { commands: [], paths: [], domains: [] },
   contextFiles: [],
   checkpoints: { enabled: true, maxFiles: 20_000, maxMiB: 512, maxFileMiB: 16 },
+  queue: { url: null },
   mcpServers: {},
 };

@@ -40,6 +40,7 @@ Deno.test("each key a project may not set is ignored with one warning naming the
     dedicatedWorkspace: true,
     "checkpoints.enabled": false,
     "network.allowHostPorts": [5432],
+    "queue.url": "postgres://odek@127.0.0.1:5432/odek",
   };
   const refused = Object.entries(PROJECT_KEY_RULES).filter(([, r]) => r.type === "refuse");
   for (const [path] of refused) {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { ODEK_FLAGS, ROOT } from "../e2e/_odek.ts";
 import { durableFixture, postgresMissing, taskOf, waitFor } from "./_durable_fixture.ts";
 
 const missing = postgresMissing();
