@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { warmToolChildren } from "./warm_tool_children.ts";
+
 const join = (...parts: string[]) => parts.join("/");
 
 /** The files whose change makes setup due again (relative to the repository root). */
@@ -69,6 +71,7 @@ export async function ensureSetup(
       );
     }
   }
+  await warmToolChildren(root, deno);
   Deno.writeTextFileSync(join(root, STAMP), `${await setupDigest(root)}\n`);
   return true;
 }

@@ -79,7 +79,15 @@ export type {
   ToolProviderHost,
   ToolProviderSource,
 } from "./runtime/tool_provider_source.ts";
-export type { ProvidedCall, ProvidedTool, ToolProvider } from "./loop/tool_provider.ts";
+export type {
+  ProvidedCall,
+  ProvidedCallContext,
+  ProvidedTool,
+  ToolProvider,
+} from "./loop/tool_provider.ts";
+
+// Sub-agents (docs/subagents.md).
+export { delegateTasks, type DelegateTasksOptions } from "./runtime/subagents/delegate_tasks.ts";
 export type {
   ArgsIssue,
   ArgsResult,

@@ -40,7 +40,11 @@ function subjectOf(call: ApprovalCall): string {
  * newline in a command cannot imitate the prompt), then one line per part and the reason.
  */
 export function renderCall(n: number, call: ApprovalCall, classes: readonly RiskClass[]): string {
-  const lines = [`  ${n}. ${escapeLine(call.toolName)} [${classes.join(", ")}]`];
+  const lines = [
+    `  ${n}. ${escapeLine(call.toolName)} [${classes.join(", ")}]${
+      call.agent ? ` asked by ${escapeLine(call.agent)}` : ""
+    }`,
+  ];
   for (const line of escapeControl(subjectOf(call)).split("\n")) lines.push(`     | ${line}`);
   for (const part of call.verdict.parts) {
     const targets = part.targets.length > 0 ? ` -> ${part.targets.map(escapeLine).join(", ")}` : "";

@@ -57,6 +57,12 @@ export interface ApprovalCall {
   preview?: string;
   /** The whole diff when `preview` leaves part of it out (counted in its last line). */
   fullPreview?: string;
+  /**
+   * Who asks, when it is not the run itself: a sub-agent of `delegate_tasks`, e.g.
+   * `sub-agent 2 of 3 ("update the changelog")`. The approver names it in the prompt.
+   * @default the run's own call
+   */
+  agent?: string;
 }
 
 /** Zod schema of one call in an {@linkcode ApprovalRequest}. */
@@ -67,6 +73,7 @@ export const ApprovalCallSchema: z.ZodType<ApprovalCall> = z.object({
   verdict: VerdictSchema,
   preview: z.string().optional(),
   fullPreview: z.string().optional(),
+  agent: z.string().optional(),
 });
 
 /**

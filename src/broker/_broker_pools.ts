@@ -37,6 +37,12 @@ export interface BrokerPools {
    * its own, like a tool child's, so it reaches the proxy without a per-call credential.
    */
   startServer(spec: StdioServerSpec, workspace: string): Promise<StdioServerProcess>;
+  /**
+   * Start a sub-agent's loop process (`odek subagent`): unsandboxed by bwrap (its Deno has no
+   * permission at all), in a process group of its own, its environment only `spec.env` and the
+   * base set, stopped with the servers.
+   */
+  startSubagent(spec: StdioServerSpec, workspace: string): Promise<StdioServerProcess>;
   /** Stop every child of every pool and every server. */
   close(): Promise<void>;
 }
@@ -76,6 +82,8 @@ export function openBrokerPools(
     web,
     modules,
     startServer: (spec, workspace) => servers.start(spec, { ...ownNamespace, workspace }),
+    startSubagent: (spec, workspace) =>
+      servers.start(spec, { ...options.context, mode: "none", workspace }),
     close: async () => {
       await Promise.all([
         servers.close(),

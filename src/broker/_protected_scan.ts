@@ -103,12 +103,32 @@ export function scanProtected(workspace: string, home: string, cache: ScanCache)
         capture(path, scan, cache, true);
         continue;
       }
-      if (item.dir && !SKIPPED.has(item.name)) walk(path);
+      if (item.dir && !SKIPPED.has(item.name)) {
+        // A directory git takes for a repository by itself (a bare one, `git init --bare`, or
+        // files shaped like one): its configuration and hooks are the host's to run, like `.git`'s.
+        if (looksLikeGitDir(path, cache)) {
+          for (const name of GIT_DIR_PROTECTED) {
+            const place = rel === "" ? name : `${rel}/${name}`;
+            if (!scan.extra.includes(place)) scan.extra.push(place);
+          }
+        }
+        walk(path);
+      }
     }
   };
   walk(workspace);
   scan.roots.sort();
   return scan;
+}
+
+/**
+ * Whether git would open `dir` as a repository of its own (its discovery rule: a `HEAD` file
+ * next to `objects/` and `refs/`).
+ */
+function looksLikeGitDir(dir: string, cache: ScanCache): boolean {
+  const names = new Map(listing(dir, cache).map((item) => [item.name, item.dir]));
+  return names.get("HEAD") === false && names.get("objects") === true &&
+    names.get("refs") === true;
 }
 
 /** A repository's `.git`: its protected entries, its configuration's programs and places. */

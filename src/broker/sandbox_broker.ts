@@ -362,10 +362,6 @@ export class SandboxBroker implements ToolBroker {
   }
 
   /**
-   * Kill every tool child and every shell sandbox in flight, stop the shared network namespace
-   * and remove the scratch directory. Idempotent; later calls fail as data.
-   */
-  /**
    * Start an MCP stdio server in its sandbox for the workspace (see `stdio_server.ts`); `close()`
    * stops it. @throws {OdekError} as `StdioServers.start`, and `WORKSPACE_INVALID`
    */
@@ -374,6 +370,15 @@ export class SandboxBroker implements ToolBroker {
     return await this.#pools.startServer(spec, workspace);
   }
 
+  /** Start a sub-agent's loop process (see `ToolBroker.startSubagent`); `close()` kills it. */
+  async startSubagent(spec: StdioServerSpec): Promise<StdioServerProcess> {
+    return await this.#pools.startSubagent(spec, await this.#options.resolveWorkspace());
+  }
+
+  /**
+   * Kill every tool child and every shell sandbox in flight, stop the shared network namespace
+   * and remove the scratch directory. Idempotent; later calls fail as data.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     for (const controller of this.#shells) controller.abort();

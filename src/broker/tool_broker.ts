@@ -289,6 +289,15 @@ export interface ToolBroker extends AsyncDisposable {
    * @internal
    */
   startServer?(spec: StdioServerSpec): Promise<StdioServerProcess>;
+  /**
+   * Start a sub-agent's loop (`odek subagent`, docs/subagents.md): a Deno child with no
+   * `--allow-*` flag at all, a cleared environment (no secret) and a process group of its own,
+   * outside bwrap (it reads no file and has no hands: every tool call and model request it makes
+   * comes back over its stdio). {@linkcode ToolBroker.close} kills it with everything it started.
+   * Brokers that spawn nothing need not implement it.
+   * @internal
+   */
+  startSubagent?(spec: StdioServerSpec): Promise<StdioServerProcess>;
   /** Stop every child this broker started. Idempotent. */
   close(): Promise<void>;
 }

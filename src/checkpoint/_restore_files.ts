@@ -26,6 +26,7 @@ export function planRestore(
   current: ReadonlyMap<string, SnapshotFile>,
   paths?: readonly string[],
   keep: readonly string[] = [],
+  extra: readonly string[] = [],
 ): RestorePlan {
   const kept = new Set(keep);
   const prefixes = paths?.map((p) => p.replace(/^(\.\/)+/, "").replace(/\/+$/, ""));
@@ -38,11 +39,11 @@ export function planRestore(
     if (!selected(path)) continue;
     const now = current.get(path);
     if (now && now.oid === file.oid && now.mode === file.mode && now.perm === file.perm) continue;
-    (isProtectedWorkspacePath(path) ? plan.protected : plan.write).push(path);
+    (isProtectedWorkspacePath(path, extra) ? plan.protected : plan.write).push(path);
   }
   for (const path of current.keys()) {
     if (!selected(path) || target.has(path)) continue;
-    (isProtectedWorkspacePath(path) ? plan.protected : plan.delete).push(path);
+    (isProtectedWorkspacePath(path, extra) ? plan.protected : plan.delete).push(path);
   }
   plan.write.sort();
   plan.delete.sort().reverse();

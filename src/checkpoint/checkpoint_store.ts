@@ -87,6 +87,12 @@ export interface DiffOptions {
 export interface RestoreOptions {
   /** Paths (files) left as they are, even when they differ. @default none */
   keep?: readonly string[];
+  /**
+   * Places the workspace's repositories make protected besides the fixed names (a
+   * `core.hooksPath` inside the workspace, included configuration): never written or deleted,
+   * like `.git/hooks`. @default none
+   */
+  protectedExtra?: readonly string[];
 }
 
 /**

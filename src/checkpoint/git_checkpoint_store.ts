@@ -225,7 +225,13 @@ export class GitCheckpointStore implements CheckpointStore, AsyncDisposable {
     return this.#serial(async () => {
       const target = this.#load(id);
       const current = await this.#snapshot();
-      const plan = planRestore(target.files, current.files, paths, options.keep);
+      const plan = planRestore(
+        target.files,
+        current.files,
+        paths,
+        options.keep,
+        options.protectedExtra,
+      );
       const applied = applyRestore(
         this.#workspace,
         plan,

@@ -93,3 +93,28 @@ function hostOf(url: string): string {
     return url;
   }
 }
+
+/** The line of a sub-agent event (`delegate_tasks`, docs/subagents.md). */
+export function subagentText(
+  event:
+    | { type: "subagent_started"; data: RunEventData["subagent_started"] }
+    | { type: "subagent_trust_lowered"; data: RunEventData["subagent_trust_lowered"] }
+    | { type: "subagent_waiting"; data: RunEventData["subagent_waiting"] }
+    | { type: "subagent_completed"; data: RunEventData["subagent_completed"] },
+): string {
+  const n = `sub-agent ${event.data.task_index + 1}`;
+  switch (event.type) {
+    case "subagent_started":
+      return `${n} started (${event.data.trust_level}, ${event.data.workspace_access}; session ${event.data.session_id})`;
+    case "subagent_trust_lowered":
+      return `${n} asked for trust level ${event.data.requested}: it runs with ${event.data.granted}, this session's`;
+    case "subagent_waiting":
+      return `${n} waits: ${event.data.reason}`;
+    case "subagent_completed":
+      return `${n} ${event.data.status} (${event.data.input_tokens} in, ${event.data.output_tokens} out tokens)`;
+    default: {
+      const unreachable: never = event;
+      throw new TypeError(`Unknown event: ${JSON.stringify(unreachable)}`);
+    }
+  }
+}

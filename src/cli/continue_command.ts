@@ -13,6 +13,9 @@ import { HELP_TEXT } from "./help_text.ts";
 import { parseRunFlags, type RunFlags } from "./parse_run_flags.ts";
 import { elsewhereNote, newestSessionHere } from "./pick_session.ts";
 import { openEventsSink } from "./run_command.ts";
+import { terminalSafe } from "./terminal_safe.ts";
+import { delegateTasks } from "../runtime/subagents/delegate_tasks.ts";
+import { interruptedSubagents } from "../runtime/subagents/subagent_sessions.ts";
 import { cliMcpTools } from "./cli_mcp_tools.ts";
 import { terminalOperator } from "./terminal_operator.ts";
 
@@ -76,11 +79,20 @@ export async function continueSession(
     ...(flags.record !== undefined ? { record: flags.record } : {}),
     ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
     ...operator,
-    tools: cliMcpTools(runtime, io, operator.clarifier),
+    tools: [...cliMcpTools(runtime, io, operator.clarifier), delegateTasks()],
   });
   // Said first: a session that works in another directory must never edit it unannounced.
   const note = await elsewhereNote(host.workspace, io.callerDir, id);
   if (note) io.stderr.write(`${note}\n`);
+  // Sub-agents that were running when the session stopped (issue 21): said, never re-run.
+  for (const child of await interruptedSubagents(runtime.sessions, host.sessionId, host.messages)) {
+    const partial = child.partial ? terminalSafe(child.partial.slice(0, 300), true) : "nothing yet";
+    io.stderr.write(
+      `odek: sub-agent ${child.sessionId} (${
+        terminalSafe(JSON.stringify(child.title), true)
+      }) was interrupted when the session stopped; its last text: ${partial}. Resume it by hand with: odek continue ${child.sessionId}\n`,
+    );
+  }
   // An existing session is not written to before its run starts: the sink can come second.
   await using events = await openEventsSink(runtime, flags, io);
   return await executeRun({

@@ -70,7 +70,9 @@ async function follow(options: ExecuteRunOptions): Promise<number> {
       ...(options.message !== undefined ? { message: options.message } : {}),
       signal: controller.signal,
     });
-    for (const warning of run.warnings) io.stderr.write(`odek: warning: ${warning}\n`);
+    for (const warning of run.warnings) {
+      io.stderr.write(`odek: warning: ${terminalSafe(warning)}\n`);
+    }
     // The run never waits for this loop; the events arrive redacted and numbered.
     for await (const event of run.events) {
       options.events?.handle(event);

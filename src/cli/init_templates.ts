@@ -36,6 +36,7 @@ export const KEY_DESCRIPTIONS: Readonly<Record<string, string>> = {
   checkpoints: "Checkpoints of the workspace around each writing step (odek undo, odek rewind).",
   mcpServers:
     "MCP servers whose tools every run offers (docs/mcp.md): a sandboxed program or a URL.",
+  subagents: "delegate_tasks: sub-agents of one call that run at once (docs/subagents.md).",
   deny: "Deny rules: no approval, not even --yes, runs what they name.",
   contextFiles: "Files read into a new session's first messages, besides AGENTS.md.",
 };

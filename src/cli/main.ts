@@ -83,6 +83,12 @@ export async function main(args: string[], io: CliIO): Promise<number> {
         const { classifyCommand } = await import("./classify_command.ts");
         return await classifyCommand(rest, io);
       }
+      case "subagent": {
+        // What delegate_tasks starts (docs/subagents.md); its parent starts subagent_main.ts,
+        // which needs no permission to load. This is the same code path, for a person to try.
+        const { subagentCommand } = await import("./subagent_command.ts");
+        return await subagentCommand(Deno.stdin.readable, Deno.stdout.writable);
+      }
       default:
         throw new OdekError("USAGE", `Unknown command "${command}". Run "odek --help".`);
     }

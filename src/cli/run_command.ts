@@ -13,6 +13,7 @@ import { executeRun } from "./execute_run.ts";
 import { EXIT } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
 import { parseRunFlags, type RunFlags } from "./parse_run_flags.ts";
+import { delegateTasks } from "../runtime/subagents/delegate_tasks.ts";
 import { cliMcpTools } from "./cli_mcp_tools.ts";
 import { terminalOperator } from "./terminal_operator.ts";
 
@@ -55,7 +56,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
       ...(flags.record !== undefined ? { record: flags.record } : {}),
       ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
       ...operator,
-      tools: cliMcpTools(runtime, io, operator.clarifier),
+      tools: [...cliMcpTools(runtime, io, operator.clarifier), delegateTasks()],
     },
   );
   return await executeRun({ io, host, json: flags.json, events });

@@ -81,7 +81,9 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
       }
       const { meta, messages, rewinds } = await store.read(target);
       io.stdout.write(
-        `session ${meta.id} · created ${meta.createdAt} · model ${meta.model} · ${meta.baseUrl}\nworkspace ${meta.workspace}\n\n`,
+        terminalSafe(
+          `session ${meta.id} · created ${meta.createdAt} · model ${meta.model} · ${meta.baseUrl}\nworkspace ${meta.workspace}`,
+        ) + "\n\n",
       );
       // Session text came from the model and from tools: print it neutralised.
       let next = 0;

@@ -22,6 +22,7 @@ import {
   RETRY_REASONS,
   seconds,
   spendText,
+  subagentText,
 } from "./_event_text.ts";
 
 /** Where and how to render. */
@@ -192,6 +193,12 @@ export class TerminalRenderer {
             event.data.kinds.join(", ")
           }); it was removed and the model was told`,
         );
+        break;
+      case "subagent_started":
+      case "subagent_trust_lowered":
+      case "subagent_waiting":
+      case "subagent_completed":
+        this.#line(`${this.#paint("35", "⇉")} ${subagentText(event)}`);
         break;
       case "egress":
         if (!event.data.allowed) {

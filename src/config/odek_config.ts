@@ -167,6 +167,10 @@ export const ConfigLayerObject = z.strictObject({
     /** A larger file is not recorded (and cannot be restored), in MiB. */
     maxFileMiB: z.int().min(1).max(1_048_576).optional(),
   }).optional(),
+  subagents: z.strictObject({
+    /** Sub-agents of one `delegate_tasks` call that run at once (docs/subagents.md). */
+    maxConcurrency: z.int().min(1).max(8).optional(),
+  }).optional(),
   budgets: z.strictObject({
     /** Model turns per run before the run stops with exit code 4. */
     maxIterations: z.int().min(1).max(10_000).optional(),
@@ -293,6 +297,8 @@ export interface OdekConfig {
   checkpoints: { enabled: boolean; maxFiles: number; maxMiB: number; maxFileMiB: number };
   /** The durable queue's database URL (`null`: none, runs are local; docs/scale_out.md). */
   queue: { url: string | null };
+  /** `delegate_tasks` (docs/subagents.md): sub-agents of one call that run at once. */
+  subagents: { maxConcurrency: number };
   /**
    * MCP servers by name (docs/mcp.md), read by odek's MCP client.
    * @internal
@@ -364,5 +370,6 @@ export const DEFAULT_CONFIG: OdekConfig = {
   contextFiles: [],
   checkpoints: { enabled: true, maxFiles: 20_000, maxMiB: 512, maxFileMiB: 16 },
   queue: { url: null },
+  subagents: { maxConcurrency: 3 },
   mcpServers: {},
 };

@@ -115,6 +115,7 @@ export const PROJECT_KEY_RULES: Readonly<Record<string, ProjectKeyRule>> = {
   "checkpoints.maxFiles": { type: "lower" },
   "checkpoints.maxMiB": { type: "lower" },
   "checkpoints.maxFileMiB": { type: "lower" },
+  "subagents.maxConcurrency": { type: "lower" },
   "network.allowHostPorts": {
     type: "refuse",
     why:

@@ -146,6 +146,28 @@ export function tightenProjectLayer(
   };
   walk(rest as Record<string, unknown>, []);
   const layer = accepted as ConfigLayer;
+  const model = layer.model;
+  if (model !== undefined && model !== base.model) {
+    const prices = base.models[model];
+    const costCap = Math.min(
+      ...[base.budgets.maxCostUsd, layer.budgets?.maxCostUsd ?? 0].filter((n) => n > 0),
+    );
+    // deno-lint-ignore no-control-regex
+    if (/[\u0000-\u001f\u007f-\u009f]/.test(model)) {
+      delete layer.model;
+      ignore(["model"], "a model id has no control characters");
+    } else if (
+      Number.isFinite(costCap) &&
+      !(prices?.inputCostPerMillionUsd && prices?.outputCostPerMillionUsd)
+    ) {
+      // A model without your prices would turn your cost budget into a warning.
+      delete layer.model;
+      ignore(
+        ["model"],
+        `your cost budget ($${costCap}) could not be enforced for "${model}": your configuration has no prices for it (set models."${model}".inputCostPerMillionUsd and outputCostPerMillionUsd to allow it)`,
+      );
+    }
+  }
   if (layer.toolOutput) {
     const combined = { ...base.toolOutput, ...layer.toolOutput };
     if (combined.headBytes + combined.tailBytes > combined.maxBytes) {

@@ -242,6 +242,35 @@ export interface RunEventData {
   /** Checkpoints cannot be taken for this session (e.g. the workspace is over the size caps): changes from now on cannot be undone. */
   checkpoints_off: { reason: string };
   /**
+   * A `delegate_tasks` call started a sub-agent (docs/subagents.md): its task, its session, and
+   * the trust level and workspace access it runs with (never above the parent's).
+   */
+  subagent_started: {
+    call_id: string;
+    task_index: number;
+    session_id: string;
+    trust_level: string;
+    workspace_access: "read" | "write";
+  };
+  /** A task asked for a trust level above its parent's: it runs with the parent's. */
+  subagent_trust_lowered: {
+    call_id: string;
+    task_index: number;
+    requested: string;
+    granted: string;
+  };
+  /** A sub-agent with write access waits for another one writing the same workspace. */
+  subagent_waiting: { call_id: string; task_index: number; reason: string };
+  /** A sub-agent ended; its tokens are counted in the parent's usage and budgets. */
+  subagent_completed: {
+    call_id: string;
+    task_index: number;
+    session_id: string;
+    status: "completed" | "budget_exceeded" | "stalled" | "interrupted" | "failed";
+    input_tokens: number;
+    output_tokens: number;
+  };
+  /**
    * Not an event of the run itself: a subscriber's marker standing where the events with `seq`
    * from `from` to `to` (inclusive) were dropped because it did not keep up (its bounded buffer
    * was full; the run never waits), or were no longer in the run's memory when it asked to

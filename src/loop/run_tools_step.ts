@@ -16,6 +16,7 @@ import { runCoreTool } from "./run_core_tool.ts";
 import type { RunContext } from "./run_context.ts";
 import { toolResultContent } from "./tool_result_content.ts";
 import { providedRule } from "./tool_set.ts";
+import type { ProvidedCallContext } from "./tool_provider.ts";
 import type { StallEntry } from "./stall_detector.ts";
 import { previewHead, previewTail, resultLines } from "./result_preview.ts";
 
@@ -168,7 +169,7 @@ async function runOne(
       result = core
         ? await runCoreTool(context, prepared.invocation)
         : source?.type === "provider"
-        ? await source.provider.run(prepared.invocation, context.signal)
+        ? await source.provider.run(prepared.invocation, context.signal, providedContext(context))
         : await context.broker.run(prepared.invocation, context.signal);
     } finally {
       clearInterval(heartbeat);
@@ -220,6 +221,21 @@ async function runOne(
  * a provided tool gets that verdict here, from its provider's rule and its class without a gate
  * (denied unless that class is contained).
  */
+/** What a provider's call may use of its run (see `ProvidedCallContext`). */
+function providedContext(context: RunContext): ProvidedCallContext {
+  return {
+    left: () => context.budgets?.left(context.stats) ?? {},
+    charge: async (usage) => {
+      context.stats.inputTokens += usage.inputTokens;
+      context.stats.outputTokens += usage.outputTokens;
+      if (usage.inputTokens > 0 || usage.outputTokens > 0) {
+        await context.journal.recordUsage?.(usage);
+      }
+    },
+    emit: (type, data) => context.emit(type, data),
+  };
+}
+
 function ungated(prepared: PreparedCall): PreparedCall {
   if (!("tool" in prepared)) return prepared;
   const { invocation, tool } = prepared;

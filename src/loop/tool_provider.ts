@@ -9,6 +9,44 @@
  */
 import type { ArgsSchema, ClassificationRule, RiskClass } from "../../tools/_catalogue/mod.ts";
 import type { ToolInvocation, ToolResult } from "../broker/tool_broker.ts";
+import type { RunEventData, RunEventType } from "./run_event.ts";
+
+/**
+ * What a provider's call may use of the run it is part of: the run's spend budgets (which count
+ * the session's whole spend), a way to charge tokens spent on the run's behalf (a sub-agent's
+ * model turns, relayed by `delegate_tasks`), and the run's events.
+ *
+ * @example Charge what a relayed turn used, unless the budget is spent
+ * ```ts
+ * import type { ProvidedCallContext } from "./tool_provider.ts";
+ * async function relay(context: ProvidedCallContext): Promise<boolean> {
+ *   if (context.left().input_tokens === 0) return false;
+ *   await context.charge({ inputTokens: 120, outputTokens: 30 });
+ *   return true;
+ * }
+ * let charged = 0;
+ * const context: ProvidedCallContext = {
+ *   left: () => ({ input_tokens: 1000 }),
+ *   charge: (usage) => Promise.resolve(void (charged += usage.inputTokens + usage.outputTokens)),
+ *   emit: () => {},
+ * };
+ * if (!(await relay(context)) || charged !== 150) throw new Error("charged");
+ * ```
+ */
+export interface ProvidedCallContext {
+  /**
+   * What is left of each spend budget that is on (tokens, tool calls, cost in USD), counting
+   * what the session spent before this run; a budget that is off is absent.
+   */
+  left(): Partial<Record<"input_tokens" | "output_tokens" | "tool_calls" | "cost_usd", number>>;
+  /**
+   * Count tokens spent on the run's behalf: they go into the run's usage (its stats and its
+   * budgets) and the session's journal (a `usage` record, so a resume counts them too).
+   */
+  charge(usage: { inputTokens: number; outputTokens: number }): Promise<void>;
+  /** Emit one of the run's events (redacted like the loop's own). */
+  emit<T extends RunEventType>(type: T, data: RunEventData[T]): void;
+}
 
 /**
  * One tool a provider offers: what the model is told, and the schema its calls must fit.
@@ -90,7 +128,12 @@ export interface ToolProvider {
   classify(call: ProvidedCall): ClassificationRule;
   /**
    * Run one validated call that was approved (its `verdict` decides what it may do). Failures,
-   * refusals and timeouts are results, never thrown; `signal` aborts the call.
+   * refusals and timeouts are results, never thrown; `signal` aborts the call. `context` is the
+   * run's (its budgets, usage and events), given by odek's loop.
    */
-  run(invocation: ToolInvocation, signal: AbortSignal): Promise<ToolResult>;
+  run(
+    invocation: ToolInvocation,
+    signal: AbortSignal,
+    context?: ProvidedCallContext,
+  ): Promise<ToolResult>;
 }

@@ -135,7 +135,13 @@ export async function buildModel(settings: Settings, options: BuildModelOptions)
       "MISSING_API_KEY",
       `No API key for ${options.baseUrl}: set ${
         searched.join(", ")
-      } (the first one set is used) in the environment or in ODEK_HOME/secrets.env (mode 0600). Keys are never read from flags or config files.`,
+      } (the first one set is used) in the environment or in ODEK_HOME/secrets.env (mode 0600). Keys are never read from flags or config files.${
+        settings.layers.secrets.status === "ignored"
+          ? ` Your secrets.env was not read: ${
+            settings.layers.secrets.warnings[0] ?? "see odek doctor"
+          }`
+          : ""
+      }`,
     );
   }
   return await options.factory({

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import type { Approver } from "../approval/approver.ts";
 import { type Clarifier, NoOperatorClarifier } from "../approval/clarifier.ts";
@@ -40,8 +40,14 @@ import { readContextFiles } from "./read_context_files.ts";
 import {
   checkToolProviderSources,
   resolveToolProviders,
+  type ToolProviderHost,
   type ToolProviderSource,
 } from "./tool_provider_source.ts";
+import {
+  SUBAGENT_HOST,
+  type SubagentHostParts,
+  type WithSubagentHost,
+} from "./subagents/_subagent_host.ts";
 
 /**
  * Which session a host is for: a new one (its task; optionally its name) or an existing one.
@@ -263,16 +269,16 @@ export async function openSessionHost(
       );
     }
     const hostBroker = broker;
-    const gate = buildGate(host, resolved, {
+    const gateOptions = {
       classifier: await classifier,
       approver: options.approver ?? new NonInteractiveApprover(),
-      trustLevel: trust,
       addDirs: addDirs.granted,
       denyRules,
       scratchDir: await broker.scratchDir(),
       hostPorts: (await broker.sharesNetwork()) ? host.config.network.allowHostPorts : [],
       facts: () => hostBroker.workspaceFacts(workspace),
-    });
+    };
+    const gate = buildGate(host, resolved, { ...gateOptions, trustLevel: trust });
     if (!session) {
       const task = target.task!;
       session = await settings.store.create({
@@ -310,6 +316,19 @@ export async function openSessionHost(
       });
       for (const message of messages) await session.append(message);
     }
+    const { denoPath, denoDir } = await context;
+    // What delegate_tasks needs beyond the public host (the key stays in `modelClient`).
+    const subagents: SubagentHostParts = {
+      model: modelClient,
+      modelName: model,
+      baseUrl: session.meta.baseUrl,
+      store: settings.store,
+      gateFor: (level) => buildGate(host, resolved, { ...gateOptions, trustLevel: level }),
+      ...{ denoPath, denoDir },
+      installDir: settings.paths.installDir,
+      logDir: join(settings.paths.odekHome, "logs", "subagents"),
+      maxConcurrency: host.config.subagents.maxConcurrency,
+    };
     const resolvedTools = await resolveToolProviders([...parts.tools, ...(options.tools ?? [])], {
       sessionId: session.meta.id,
       workspace,
@@ -317,7 +336,8 @@ export async function openSessionHost(
       trust,
       broker,
       signal: closing.signal,
-    });
+      [SUBAGENT_HOST]: subagents,
+    } as WithSubagentHost<ToolProviderHost>);
     disposeProviders = resolvedTools.dispose;
     const tools = runtimeTools(resolvedTools.providers);
     const current = session.meta;

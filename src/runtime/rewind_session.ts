@@ -143,6 +143,8 @@ export function listTurns(
  *
  * @param session the session, open (locked) by the caller
  * @param store its checkpoint store, or `undefined` when checkpoints are off (`off` says why)
+ * @param protectedExtra the places the workspace's repositories make protected besides the fixed
+ *   names (a `core.hooksPath` inside it, included configuration), scanned now: never restored
  * @returns what was done
  * @throws {OdekError} `USAGE` for a session without turns or a turn out of range,
  *   `CHECKPOINT_UNAVAILABLE` when files are asked for and cannot be restored, `RESTORE_CONFLICT`
@@ -153,6 +155,7 @@ export async function rewindSession(
   store: CheckpointStore | undefined,
   request: RewindRequest,
   off?: string,
+  protectedExtra: () => readonly string[] = () => [],
 ): Promise<RewindOutcome> {
   const turns = listTurns(session.messages, session.checkpoints);
   const id = session.meta.id;
@@ -180,7 +183,7 @@ export async function rewindSession(
         }. To take back only the conversation, rewind it alone (odek rewind --conversation).`,
       );
     } else {
-      files = await restoreFiles(session, store, turn, request);
+      files = await restoreFiles(session, store, turn, request, protectedExtra());
       outcome.files = files;
     }
   }
@@ -226,6 +229,7 @@ async function restoreFiles(
   store: CheckpointStore,
   turn: Turn,
   request: RewindRequest,
+  extra: readonly string[],
 ): Promise<NonNullable<RewindOutcome["files"]>> {
   let head = session.checkpoints.at(-1);
   if (head?.phase === "before") {
@@ -237,7 +241,7 @@ async function restoreFiles(
   const outside = new Set(head ? (await store.diff(head.id)).map((c) => c.path) : []);
   const pending: FileChange[] = await store.diff(turn.checkpoint!);
   const conflicts = pending.map((c) => c.path).filter((p) =>
-    outside.has(p) && !isProtectedWorkspacePath(p)
+    outside.has(p) && !isProtectedWorkspacePath(p, extra)
   );
   let answer: ConflictAnswer | undefined;
   if (conflicts.length > 0) {
@@ -259,6 +263,7 @@ async function restoreFiles(
   });
   const result = await store.restore(turn.checkpoint!, undefined, {
     keep: answer === "keep" ? conflicts : [],
+    protectedExtra: extra,
   });
   return {
     ...result,

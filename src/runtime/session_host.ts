@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { WorkspaceGuard } from "../broker/workspace_guard.ts";
 import type { ChatMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { Redactor } from "../_util/redact_known_values.ts";
@@ -186,7 +187,14 @@ export class SessionHost implements AsyncDisposable {
     this.#starting = true;
     try {
       const { checkpoints, session } = this.#parts;
-      return await rewindSession(session, checkpoints.store, request, checkpoints.off);
+      const guard = new WorkspaceGuard({ home: this.#parts.settings.paths.home });
+      return await rewindSession(
+        session,
+        checkpoints.store,
+        request,
+        checkpoints.off,
+        () => guard.facts(this.workspace).protectedExtra,
+      );
     } finally {
       this.#starting = false;
     }

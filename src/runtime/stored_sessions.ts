@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { WorkspaceGuard } from "../broker/workspace_guard.ts";
 import { join } from "node:path";
 import { GitCheckpointStore } from "../checkpoint/git_checkpoint_store.ts";
 import type { SessionSummary } from "../session/session_store.ts";
@@ -88,7 +89,14 @@ export async function rewindStoredSession(
     options.cwd,
   );
   await using store = await openCheckpointStore(settings, resolved.workspace, id);
-  const outcome = await rewindSession(session, store, request, CHECKPOINTS_OFF);
+  const guard = new WorkspaceGuard({ home: settings.paths.home });
+  const outcome = await rewindSession(
+    session,
+    store,
+    request,
+    CHECKPOINTS_OFF,
+    () => guard.facts(resolved.workspace).protectedExtra,
+  );
   return { ...outcome, workspace: resolved.workspace };
 }
 

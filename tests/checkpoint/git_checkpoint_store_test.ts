@@ -248,3 +248,26 @@ Deno.test({
     assert.equal(new TextDecoder().decode(show.stdout), "hello\n");
   },
 });
+
+Deno.test("a restore never writes where the repository's core.hooksPath points (husky's .husky/)", async () => {
+  await using s = await scratch();
+  const ws = s.workspace;
+  await Deno.mkdir(join(ws, ".husky"));
+  // A hook something planted while a checkpoint was taken (a detached job, another process).
+  await Deno.writeTextFile(join(ws, ".husky/pre-commit"), "#!/bin/sh\n", { mode: 0o755 });
+  await Deno.writeTextFile(join(ws, "a.txt"), "a\n");
+  await using store = await s.open();
+  const before = await store.record({ phase: "before", label: "with the hook" });
+  await Deno.remove(join(ws, ".husky/pre-commit"));
+  await Deno.writeTextFile(join(ws, "a.txt"), "changed\n");
+  const result = await store.restore(before.id, undefined, { protectedExtra: [".husky"] });
+  assert.deepEqual(result.written, ["a.txt"]);
+  assert.deepEqual(result.protected, [".husky/pre-commit"]);
+  assert.equal(
+    await Deno.lstat(join(ws, ".husky/pre-commit")).then(() => true, () => false),
+    false,
+  );
+  // The control: without the repository's places, the same restore writes the hook back.
+  const again = await store.restore(before.id);
+  assert.deepEqual(again.written, [".husky/pre-commit"]);
+});

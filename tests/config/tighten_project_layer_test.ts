@@ -196,3 +196,34 @@ Deno.test("keys that reach a prototype are ignored", () => {
   assert.equal(({} as Record<string, unknown>).contextWindow, undefined);
   assert.equal(Object.getPrototypeOf(out.layer.models ?? {}), Object.prototype);
 });
+
+Deno.test("a project's model is refused when your cost budget could not be enforced for it", () => {
+  const priced = base({
+    budgets: { ...DEFAULT_CONFIG.budgets, maxCostUsd: 1 },
+    models: { "gpt-4.1-mini": { inputCostPerMillionUsd: 0.4, outputCostPerMillionUsd: 1.6 } },
+  });
+  const unpriced = tighten({ model: "gpt-4.1 " }, priced);
+  assert.equal(unpriced.layer.model, undefined);
+  assert.match(unpriced.warnings.join("\n"), /"model" ignored: your cost budget \(\$1\)/);
+  // A model you priced is taken; without a cost budget any model is.
+  const withPrices = base({
+    ...priced,
+    models: {
+      ...priced.models,
+      "gpt-4.1": { inputCostPerMillionUsd: 2, outputCostPerMillionUsd: 8 },
+    },
+  });
+  assert.equal(tighten({ model: "gpt-4.1" }, withPrices).layer.model, "gpt-4.1");
+  assert.equal(tighten({ model: "other-model" }).layer.model, "other-model");
+  // The project's own cost budget counts too.
+  assert.equal(
+    tighten({ model: "other-model", budgets: { maxCostUsd: 2 } }).layer.model,
+    undefined,
+  );
+});
+
+Deno.test("a project's model id with control characters is refused (it would reach your terminal)", () => {
+  const out = tighten({ model: "gpt\u001b]0;TITLE\u0007" });
+  assert.equal(out.layer.model, undefined);
+  assert.match(out.warnings.join("\n"), /"model" ignored: a model id has no control characters/);
+});

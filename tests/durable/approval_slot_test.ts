@@ -64,5 +64,26 @@ Deno.test({
       "tool",
       "assistant",
     ]);
+
+    // The CLI reads the queue's sessions from any machine: list and export (the journal's format).
+    const cli = async (...args: string[]) => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: [...ODEK_FLAGS, join(ROOT, "main.ts"), "sessions", ...args, "--queue", fx.url],
+        env: {
+          HOME: join(fx.root, "cli-home"),
+          ODEK_HOME: join(fx.root, "cli-home", ".odek"),
+          NO_COLOR: "1",
+        },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      return new TextDecoder().decode(out.stdout);
+    };
+    const listed = await cli("list");
+    assert.match(listed, /s-ask/);
+    assert.match(listed, /s-quick/);
+    const exported = JSON.parse(await cli("export", "s-ask"));
+    assert.equal(exported.messages.at(-1).content, "done ask");
   },
 });

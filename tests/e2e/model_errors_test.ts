@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import assert from "node:assert/strict";
 import { odekFixture } from "./_odek.ts";
 
@@ -52,4 +53,18 @@ Deno.test("odek run: the API key never reaches the transcript, the session file 
     const text = await Deno.readTextFile(`${fx.odekHome}/sessions/${entry.name}`);
     assert.doesNotMatch(text, new RegExp(key), entry.name);
   }
+});
+
+Deno.test("odek run: no API key says when secrets.env was ignored, and why", async () => {
+  await using fx = await odekFixture();
+  const file = join(fx.env.ODEK_HOME, "secrets.env");
+  await Deno.mkdir(fx.env.ODEK_HOME, { recursive: true });
+  await Deno.writeTextFile(file, "ODEK_API_KEY=sk-not-used-here\n", { mode: 0o644 });
+  await Deno.chmod(file, 0o644);
+  const result = await fx.run(["run", "--base-url", "https://api.example.com/v1", "hello"]);
+  assert.equal(result.code, 1);
+  assert.match(
+    result.stderr,
+    /No API key for .*Your secrets\.env was not read: .*mode 644.*chmod 600/s,
+  );
 });

@@ -55,8 +55,12 @@ const EXPORTS: Record<string, string[]> = {
     "ToolProviderHost",
     "ToolProviderSource",
     "ProvidedCall",
+    "ProvidedCallContext",
     "ProvidedTool",
     "ToolProvider",
+    // Sub-agents.
+    "delegateTasks",
+    "DelegateTasksOptions",
     "ArgsIssue",
     "ArgsResult",
     "ArgsSchema",
@@ -159,7 +163,9 @@ const EXPORTS: Record<string, string[]> = {
  */
 const INTERNAL_MEMBERS = [
   "src/broker/tool_broker.ts: entry?: ToolEntry;",
+  "src/runtime/subagents/delegate_tasks.ts: classify?: (call: { name: string; args: Record<string, unknown> }) => Verdict | undefined;",
   "src/broker/tool_broker.ts: startServer?(spec: StdioServerSpec): Promise<StdioServerProcess>;",
+  "src/broker/tool_broker.ts: startSubagent?(spec: StdioServerSpec): Promise<StdioServerProcess>;",
   "src/config/odek_config.ts: mcpServers: Record<string, McpServerConfig>;",
   "src/runtime/event_subscription.ts: constructor(options: { bufferSize?: number; onClose?: () => void } = {}) {",
   "src/runtime/event_subscription.ts: end(): void {",

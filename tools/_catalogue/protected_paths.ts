@@ -83,7 +83,9 @@ export function protectedReason(
     const name = parts[i];
     if (PROTECTED_DIR_NAMES.includes(name)) return `editor or container settings (${name})`;
     if (PROTECTED_FILE_NAMES.includes(name) && i === parts.length - 1) {
-      return name === ".envrc" ? "direnv's .envrc" : `a file the host runs or loads later (${name})`;
+      return name === ".envrc"
+        ? "direnv's .envrc"
+        : `a file the host runs or loads later (${name})`;
     }
     if (name !== ".git") continue;
     const reason = gitDirReason(parts.slice(i + 1));
