@@ -32,6 +32,8 @@ export type OdekErrorCode =
   | "SESSION_CORRUPT"
   /** A session host already has a run going, or was closed. */
   | "SESSION_BUSY"
+  /** The durable queue's database (`--queue postgres://…`) cannot be reached. */
+  | "QUEUE_UNREACHABLE"
   | "CASSETTE_MISMATCH"
   | "CASSETTE_INVALID"
   | "BUDGET_EXCEEDED"

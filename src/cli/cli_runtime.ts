@@ -7,6 +7,7 @@
 import type { ConfigLayer } from "../config/odek_config.ts";
 import { createRuntime } from "../runtime/create_runtime.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import type { SessionStore } from "../session/session_store.ts";
 import type { CliIO } from "./cli_io.ts";
 
 /**
@@ -14,6 +15,7 @@ import type { CliIO } from "./cli_io.ts";
  *
  * @param io the process as the CLI sees it
  * @param flags the configuration layer of the command's flags
+ * @param store the session store (the queue's, with `--queue`) @default the file store
  * @returns the runtime (dispose it)
  * @throws {OdekError} `CONFIG_INVALID` from the configuration layers
  *
@@ -22,11 +24,16 @@ import type { CliIO } from "./cli_io.ts";
  * await using runtime = await cliRuntime(io, flags.layer);
  * ```
  */
-export function cliRuntime(io: CliIO, flags: ConfigLayer = {}): Promise<Runtime> {
+export function cliRuntime(
+  io: CliIO,
+  flags: ConfigLayer = {},
+  store?: SessionStore,
+): Promise<Runtime> {
   return createRuntime({
     env: io.env,
     installDir: io.installDir,
     cwd: io.callerDir,
     config: flags,
+    ...(store ? { store } : {}),
   });
 }

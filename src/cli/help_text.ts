@@ -19,7 +19,8 @@ export const HELP_TEXT: Record<
   | "init"
   | "config"
   | "mcp"
-  | "serve",
+  | "serve"
+  | "worker",
   string
 > = {
   main: `odek — an autonomous agent runtime whose tools run in permission-scoped sandboxes
@@ -40,6 +41,7 @@ Usage:
   odek mcp list|login|logout         the configured MCP servers, their tools, OAuth logins
   odek mcp serve [--http ADDR:PORT]  odek as an MCP server (stdio, or Streamable HTTP)
   odek serve [--port N]              the web page, REST API and WebSocket on 127.0.0.1
+  odek worker --queue <postgres-url> take durable runs off a PostgreSQL queue (docs/scale_out.md)
   odek --version
 
 Run "odek <command> --help" for the flags of a command. Docs: docs/cli.md`,
@@ -153,7 +155,10 @@ Flags:
   list                 sessions, newest first
   show [id]            print the transcript (default: the newest session)
   export <id>          print the session as JSON ({ meta, messages }) on stdout
-  delete <id>          delete the session (refused while it runs)`,
+  delete <id>          delete the session (refused while it runs)
+
+Flags:
+  --queue <url>        the sessions of a durable queue's PostgreSQL database (docs/scale_out.md)`,
   models: `Usage: odek models [flags]
 
 Lists the models the provider offers (GET <base URL>/models), one id per line with its owner and
@@ -179,6 +184,8 @@ Flags:
   --allowed-host <name>    a Host name clients use to reach it (repeatable)
   --max-runs <n>           runs going at once, the rest queue (default 4)
   --workspace-root <dir>   a root under which a session may name its workspace (repeatable)
+  --queue <postgres://…>   put runs on this durable queue for odek worker processes; sessions
+                           live in that database (docs/scale_out.md; default 1000 --max-runs)
   -h, --help               show this help`,
   classify: `Usage: odek classify [flags] "<command>"
 
@@ -254,4 +261,20 @@ Flags:
   -h, --help              show this help
 
 Servers start with each session (in a sandbox for a stdio server); see docs/mcp.md.`,
+  worker: `Usage: odek worker --queue <postgres://…> [flags]
+
+Takes runs off the queue in PostgreSQL and runs each as a durable workflow: every model call and
+tool call is a step whose result is kept, so a run whose worker dies continues on another worker
+from its last completed step (a tool call that was going is recorded as interrupted, never run
+again). Heartbeats a lease; takes over the runs of a worker whose lease expired. Sessions are kept
+in the same database. Runs until SIGINT or SIGTERM. Docs: docs/scale_out.md
+
+Flags:
+  --queue <url>              the queue's database (postgres://user@host:port/db)
+  --queue-name <name>        the queue (default odek-runs)
+  --concurrency <n>          runs this worker runs at once (default 2)
+  --queue-concurrency <n>    runs going at once over every worker (default no limit)
+  --lease <seconds>          the lease without a heartbeat (default 15)
+  --worker-id <id>           this worker's id (default worker-<random>)
+  -h, --help                 show this help`,
 };

@@ -25,6 +25,8 @@ export const KEY_DESCRIPTIONS: Readonly<Record<string, string>> = {
   timeouts: "Model request and shell timeouts, in seconds.",
   retry: "Model request retries.",
   budgets: "Limits of a session's runs (0 = off; exceeding one exits with code 4).",
+  queue:
+    "The durable queue: odek serve and odek worker use this PostgreSQL database (docs/scale_out.md).",
   stall: "Stall detection: a repeated cycle of tool calls gets a hint, then ends the run (exit 5).",
   models: "Per-model context window and prices (for cost budgets).",
   context: "Context management (docs/context.md).",
@@ -53,6 +55,7 @@ const EXAMPLES: Readonly<Record<string, unknown>> = {
   "serve.workspaceRoots": ["/srv/projects"],
   addDirs: ["/srv/shared:ro"],
   trustedClasses: ["network"],
+  "queue.url": "postgres://odek@127.0.0.1:5432/odek",
 };
 
 const PROJECT_NOTES: Record<ProjectKeyRule["type"], string> = {

@@ -111,6 +111,10 @@ export async function main(args: string[], io: CliIO): Promise<number> {
         const { serveCommand } = await import("./serve_command.ts");
         return await serveCommand(rest, io);
       }
+      case "worker": {
+        const { workerCommand } = await import("./worker_command.ts");
+        return await workerCommand(rest, io);
+      }
       case "classify": {
         const { classifyCommand }: typeof import("./classify_command.ts") = await import(
           sibling("./classify_command.ts")

@@ -8,6 +8,8 @@ import { parseArgs } from "node:util";
 import { OdekError } from "../_util/odek_error.ts";
 import { NoOperatorClarifier } from "../approval/clarifier.ts";
 import { startServer } from "../serve/start_server.ts";
+import { configuredQueue, connectQueue } from "./connect_queue.ts";
+import { queueDispatch } from "../durable/queue_dispatch.ts";
 import type { CliIO } from "./cli_io.ts";
 import { cliMcpTools } from "./cli_mcp_tools.ts";
 import { cliRuntime } from "./cli_runtime.ts";
@@ -21,7 +23,7 @@ import { ODEK_VERSION } from "./version.ts";
  * Run `odek serve` with its arguments (after the word `serve`).
  *
  * @param args `--host`, `--port`, `--allow-remote`, `--allowed-host` (repeatable),
- *   `--max-runs`, `--workspace-root` (repeatable), `--help`
+ *   `--max-runs`, `--workspace-root` (repeatable), `--queue` (runs go to `odek worker`s), `--help`
  * @param io the CLI's streams, environment and signals
  * @returns 130 or 143 after the signal that stopped it
  * @throws {OdekError} `USAGE` for bad flags or a non-loopback address without `--allow-remote`
@@ -46,6 +48,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
         "allowed-host": { type: "string", multiple: true },
         "max-runs": { type: "string" },
         "workspace-root": { type: "string", multiple: true },
+        queue: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -59,10 +62,13 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   const port = integer("--port", values.port ?? "8080", 0, 65_535);
-  await using runtime = await cliRuntime(io);
+  const queueUrl = values.queue ?? await configuredQueue(io);
+  await using queue = queueUrl ? await connectQueue(queueUrl) : undefined;
+  await using runtime = await cliRuntime(io, {}, queue?.sessions);
+  // With a queue, runs go to the workers; the cap bounds the runs serve follows at once.
   const maxRuns = values["max-runs"] === undefined
-    ? runtime.config.serve.maxConcurrentRuns
-    : integer("--max-runs", values["max-runs"], 1, 64);
+    ? (queueUrl ? 1000 : runtime.config.serve.maxConcurrentRuns)
+    : integer("--max-runs", values["max-runs"], 1, 10_000);
   const roots = [
     ...runtime.config.serve.workspaceRoots,
     ...(values["workspace-root"] ?? []).map((root) =>
@@ -83,6 +89,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     workspaceRoots: roots,
     tools,
     version: ODEK_VERSION,
+    ...(queue ? { dispatch: queueDispatch(queue) } : {}),
   });
   for (const warning of server.warnings) io.stderr.write(`odek: warning: ${warning}\n`);
   io.stdout.write(`odek serve: open ${terminalSafe(server.url)}\n`);

@@ -10,6 +10,7 @@ import type { SessionRewind } from "../session/session_store.ts";
 import { flagError } from "./flag_error.ts";
 import type { CliIO } from "./cli_io.ts";
 import { cliRuntime } from "./cli_runtime.ts";
+import { connectQueue } from "./connect_queue.ts";
 import { EXIT } from "./exit_code.ts";
 import { terminalSafe } from "./terminal_safe.ts";
 import { terminalSafeJson } from "./terminal_safe_json.ts";
@@ -26,7 +27,7 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
   try {
     parsed = parseArgs({
       args,
-      options: { help: { type: "boolean", short: "h" } },
+      options: { help: { type: "boolean", short: "h" }, queue: { type: "string" } },
       allowPositionals: true,
     });
   } catch (error) {
@@ -40,7 +41,9 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
   if (rest.length > 0) {
     throw new OdekError("USAGE", `Unexpected argument "${rest[0]}". Run "odek sessions --help".`);
   }
-  await using runtime = await cliRuntime(io);
+  // --queue: the sessions of a durable queue's database, from any machine (docs/scale_out.md).
+  await using queue = parsed.values.queue ? await connectQueue(parsed.values.queue) : undefined;
+  await using runtime = await cliRuntime(io, {}, queue?.sessions);
   const store = runtime.sessions;
   const needId = () => {
     if (!id) {

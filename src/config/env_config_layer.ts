@@ -35,6 +35,7 @@ export const ENV_KEYS: readonly [string, string][] = [
   ["ODEK_TOOL_OUTPUT_TAIL_BYTES", "toolOutput.tailBytes"],
   ["ODEK_ALLOW_DOMAINS", "network.allowDomains"],
   ["ODEK_CHECKPOINTS", "checkpoints.enabled"],
+  ["ODEK_QUEUE_URL", "queue.url"],
 ];
 /** Keys whose environment value `true`/`1` or `false`/`0` becomes a boolean. */
 const BOOLEAN = new Set(["context.compaction", "checkpoints.enabled"]);

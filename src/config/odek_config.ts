@@ -170,6 +170,11 @@ export const ConfigLayerObject = z.strictObject({
     workspaceRoots: z.array(z.string().min(2).max(4096).regex(/^\//, "an absolute path")).max(64)
       .optional(),
   }).optional(),
+  /** The durable queue (docs/scale_out.md): `odek serve` and `odek worker` use it when set. */
+  queue: z.strictObject({
+    /** The queue's PostgreSQL database, `postgres://user@host:port/database`. */
+    url: z.string().regex(/^postgres(ql)?:\/\//, "a postgres:// URL").max(2000).optional(),
+  }).optional(),
   checkpoints: z.strictObject({
     /** Checkpoint the workspace's files before and after each step that can write it (undo, rewind). */
     enabled: z.boolean().optional(),
@@ -308,6 +313,8 @@ export interface OdekConfig {
   contextFiles: string[];
   /** Checkpoints around each writing step (`odek undo`); the caps bound one checkpoint. */
   checkpoints: { enabled: boolean; maxFiles: number; maxMiB: number; maxFileMiB: number };
+  /** The durable queue's database URL (`null`: none, runs are local; docs/scale_out.md). */
+  queue: { url: string | null };
   /** `delegate_tasks` (docs/subagents.md): sub-agents of one call that run at once. */
   subagents: { maxConcurrency: number };
   /** `odek mcp serve`: the workspaces a `run_task` may name besides the dedicated one. */
@@ -384,6 +391,7 @@ export const DEFAULT_CONFIG: OdekConfig = {
   deny: { commands: [], paths: [], domains: [] },
   contextFiles: [],
   checkpoints: { enabled: true, maxFiles: 20_000, maxMiB: 512, maxFileMiB: 16 },
+  queue: { url: null },
   subagents: { maxConcurrency: 3 },
   mcpServe: { workspaces: [] },
   serve: { maxConcurrentRuns: 4, workspaceRoots: [] },

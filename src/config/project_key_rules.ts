@@ -107,6 +107,10 @@ export const PROJECT_KEY_RULES: Readonly<Record<string, ProjectKeyRule>> = {
   "toolOutput.headBytes": { type: "lower" },
   "toolOutput.tailBytes": { type: "lower" },
   "network.allowDomains": { type: "intersect" },
+  "queue.url": {
+    type: "refuse",
+    why: "where runs and sessions go is yours to decide (ODEK_HOME/config.jsonc or ODEK_QUEUE_URL)",
+  },
   "checkpoints.enabled": {
     type: "refuse",
     why:

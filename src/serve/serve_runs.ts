@@ -1,8 +1,7 @@
 /**
- * The runs of one `odek serve`: each on a session host of its own, at most `maxConcurrentRuns`
- * at once, one at a time per workspace (the rest queue with the reason), every event kept in
- * memory and on disk, and what was queued or going when a server stopped started again when the
- * next one starts (design §8.3: a pending approval is asked again, never denied).
+ * The runs of one `odek serve`: each on a host of its own, at most `maxConcurrentRuns` at once, one
+ * per workspace at a time (the rest queue with the reason), events kept in memory and on disk,
+ * and what was queued or going restarted by the next server (§8.3: approvals asked again).
  *
  * @module
  */
@@ -22,6 +21,7 @@ import type { ToolProviderSource } from "../runtime/tool_provider_source.ts";
 import type { OperatorRequests } from "./operator_requests.ts";
 import { RunRecords, type ServeRunRecord } from "./run_records.ts";
 import { ServeEventRing } from "./serve_event_ring.ts";
+import { dispatchRun, type ServeRunDispatch } from "./serve_dispatch.ts";
 
 /** What a run start asks for (validated by the route). */
 export interface RunStart {
@@ -46,6 +46,8 @@ export interface ServeRunsOptions {
   tools?: readonly ToolProviderSource[];
   /** Where run records and events go. @default ODEK_HOME/serve/runs */
   recordsDir?: string;
+  /** Hand every run to this instead of running it here (`odek serve --queue`). @default none */
+  dispatch?: ServeRunDispatch;
 }
 
 interface Live {
@@ -59,6 +61,7 @@ export class ServeRuns implements AsyncDisposable {
   readonly #runtime: Runtime;
   readonly #requests: OperatorRequests;
   readonly #cap: number;
+  readonly #dispatch?: ServeRunDispatch;
   readonly #roots: readonly string[];
   readonly #tools: readonly ToolProviderSource[];
   readonly #records: RunRecords;
@@ -76,6 +79,7 @@ export class ServeRuns implements AsyncDisposable {
     this.#runtime = options.runtime;
     this.#requests = options.requests;
     this.#cap = options.maxConcurrentRuns ?? 4;
+    if (options.dispatch) this.#dispatch = options.dispatch;
     this.#roots = options.workspaceRoots ?? [];
     this.#tools = options.tools ?? [];
     this.#records = new RunRecords(
@@ -282,6 +286,13 @@ export class ServeRuns implements AsyncDisposable {
 
   async #go(live: Live): Promise<void> {
     const { record } = live;
+    if (this.#dispatch) {
+      await dispatchRun(record, this.#dispatch, (r) => this.#records.save(r));
+      if (this.#bySession.get(record.sessionId) === live) this.#bySession.delete(record.sessionId);
+      this.#running--;
+      this.#pump();
+      return;
+    }
     const queuedKey = record.key;
     try {
       // a new session's task, unless a server that stopped had created the session already

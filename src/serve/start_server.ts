@@ -10,6 +10,7 @@ import type { ToolProviderSource } from "../runtime/tool_provider_source.ts";
 import { createApp, type ServeLimits } from "./create_app.ts";
 import { OperatorRequests } from "./operator_requests.ts";
 import { ServeRuns } from "./serve_runs.ts";
+import type { ServeRunDispatch } from "./serve_dispatch.ts";
 
 /** Options of {@linkcode startServer}. */
 export interface StartServerOptions {
@@ -27,6 +28,8 @@ export interface StartServerOptions {
   workspaceRoots?: readonly string[];
   /** Tools every host offers (the configured MCP servers). */
   tools?: readonly ToolProviderSource[];
+  /** Hand every run to this instead of running it here (`odek serve --queue`). @default none */
+  dispatch?: ServeRunDispatch;
   limits?: Partial<ServeLimits>;
   version: string;
   /** The token. @default 32 random bytes as hex */
@@ -84,6 +87,7 @@ export async function startServer(
     ...(options.maxConcurrentRuns ? { maxConcurrentRuns: options.maxConcurrentRuns } : {}),
     ...(options.workspaceRoots ? { workspaceRoots: options.workspaceRoots } : {}),
     ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.dispatch ? { dispatch: options.dispatch } : {}),
   });
   await runs.start();
   const bare = hostname.replace(/^\[|\]$/g, "").toLowerCase();

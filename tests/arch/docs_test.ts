@@ -114,6 +114,7 @@ function sample(key: string): string {
   if (key === "context.compaction" || key === "checkpoints.enabled") return "false";
   if (key === "toolOutput.maxBytes") return "65536";
   if (key === "sandboxMaxProcesses") return "64";
+  if (key === "queue.url") return "postgres://odek@127.0.0.1:5432/odek";
   return key === "contextWindow" ? "4096" : "7";
 }
 

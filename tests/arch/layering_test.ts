@@ -3,7 +3,7 @@ import { dirname, join, normalize } from "node:path";
 import { importsOf, ROOT, sourceFiles } from "./_source_files.ts";
 
 // design §7: _util → config → danger → broker, llm, session, checkpoint, approval → loop → runtime →
-// mcp, serve → cli.
+// mcp, durable → serve → cli.
 // A folder imports only from layers to its left (and itself); testing/ may import anything left of cli.
 // Below them all sits the tool catalogue with the child protocol, tools/_catalogue/: the one folder
 // outside src/ that src/ may import, shared with the tool children.
@@ -19,9 +19,10 @@ const RANK: Record<string, number> = {
   approval: 3,
   loop: 4,
   runtime: 5,
+  durable: 6,
   mcp: 6,
-  serve: 6,
-  cli: 7,
+  serve: 7,
+  cli: 8,
 };
 
 function layerOf(path: string): string {
@@ -60,6 +61,8 @@ Deno.test("third-party SDKs are imported only from their adapter folder", async 
   const owners: Record<string, string> = {
     openai: "src/llm/",
     hono: "src/serve/",
+    "@dbos-inc/dbos-sdk": "src/durable/",
+    pg: "src/durable/",
     "@modelcontextprotocol/sdk": "src/mcp/",
     "@modelcontextprotocol/client": "src/mcp/",
     "@modelcontextprotocol/core": "src/mcp/",

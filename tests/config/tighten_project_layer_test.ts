@@ -43,6 +43,7 @@ Deno.test("each key a project may not set is ignored with one warning naming the
     "mcpServe.workspaces": ["/var/tmp/outside"],
     "serve.maxConcurrentRuns": 64,
     "serve.workspaceRoots": ["/var/tmp/outside"],
+    "queue.url": "postgres://odek@127.0.0.1:5432/odek",
   };
   const refused = Object.entries(PROJECT_KEY_RULES).filter(([, r]) => r.type === "refuse");
   for (const [path] of refused) {

@@ -1,0 +1,14 @@
+import { takeoverCase } from "../durable/_takeover_case.ts";
+import { postgresMissing } from "../durable/_durable_fixture.ts";
+
+const missing = postgresMissing();
+if (missing) console.log(`durable 20-run takeover skipped: ${missing}`);
+
+Deno.test({
+  name:
+    "durable runs: 20 runs over two workers, one killed with SIGKILL in a tool call, all complete",
+  ignore: missing !== undefined,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: () => takeoverCase(20),
+});
