@@ -1,5 +1,6 @@
 import { takeoverCase } from "../durable/_takeover_case.ts";
 import { postgresMissing } from "../durable/_durable_fixture.ts";
+import { SLOW } from "./_slow.ts";
 
 const missing = postgresMissing();
 if (missing) console.log(`durable 20-run takeover skipped: ${missing}`);
@@ -7,7 +8,7 @@ if (missing) console.log(`durable 20-run takeover skipped: ${missing}`);
 Deno.test({
   name:
     "durable runs: 20 runs over two workers, one killed with SIGKILL in a tool call, all complete",
-  ignore: missing !== undefined,
+  ignore: !SLOW || missing !== undefined,
   sanitizeResources: false,
   sanitizeOps: false,
   fn: () => takeoverCase(20),

@@ -9,6 +9,7 @@ import {
   SUITES,
   summary,
 } from "../mcp/conformance/_run_scenario.ts";
+import { SLOW } from "./_slow.ts";
 
 for (const { revision, variable } of SUITES) {
   const suite = suitePackage(variable);
@@ -16,7 +17,7 @@ for (const { revision, variable } of SUITES) {
   Deno.test({
     name:
       `MCP conformance ${revision}: every client scenario (expected failures listed with reasons)`,
-    ignore: "skip" in suite,
+    ignore: !SLOW || "skip" in suite,
     async fn(t) {
       const pkg = (suite as { pkg: string }).pkg;
       const expected = await expectedFailures(revision);

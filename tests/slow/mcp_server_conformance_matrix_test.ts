@@ -14,13 +14,14 @@ import {
   summary,
 } from "../mcp/conformance/_run_scenario.ts";
 import { CONFORMANCE_SERVER, httpServe, serveFixture } from "../mcp/serve/_serve_fixture.ts";
+import { SLOW } from "./_slow.ts";
 
 for (const { revision, variable } of SUITES) {
   const suite = suitePackage(variable);
   if ("skip" in suite) console.error(suite.skip);
   Deno.test({
     name: `MCP conformance ${revision}: every server scenario against odek mcp serve --http`,
-    ignore: "skip" in suite,
+    ignore: !SLOW || "skip" in suite,
     async fn(t) {
       const pkg = (suite as { pkg: string }).pkg;
       const expected = await expectedFailures(revision, "server");
