@@ -27,6 +27,22 @@ if (import.meta.main) {
     );
     Deno.exit(0);
   }
+  // ODEK_PROFILE_STARTUP=1: print the start-up marks (docs/performance.md) on stderr at exit.
+  if (Deno.env.get("ODEK_PROFILE_STARTUP") === "1") {
+    globalThis.addEventListener("unload", () => {
+      const marks = performance.getEntriesByType("mark").filter((m) => m.name.startsWith("odek:"));
+      const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
+      const { rss, heapTotal, heapUsed, external } = Deno.memoryUsage();
+      console.error(
+        [
+          ...marks.map((m) => `${m.name} ${m.startTime.toFixed(1)} ms`),
+          `odek:memory rss ${mb(rss)} heap ${mb(heapUsed)} of ${mb(heapTotal)} external ${
+            mb(external)
+          }`,
+        ].join("\n"),
+      );
+    });
+  }
   let modules;
   try {
     modules = await Promise.all([import(CLI_MAIN), import(CLI_IO)]);
@@ -40,6 +56,7 @@ if (import.meta.main) {
     );
     Deno.exit(1);
   }
+  performance.mark("odek:cli-loaded");
   const [{ main }, { processCliIO }] = modules;
   Deno.exit(await main(args, processCliIO(installDir)));
 }

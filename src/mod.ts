@@ -169,6 +169,22 @@ export type {
   ElicitationValue,
 } from "./approval/elicitation.ts";
 
+// Project MCP servers (approved when a host opens) and odek as an MCP server.
+export type {
+  ApprovedProjectMcpServer,
+  AskProjectMcpServer,
+  McpServerAnswer,
+  McpServerApprovalRequest,
+} from "./config/approve_project_mcp_servers.ts";
+export type { ProjectMcpServer } from "./config/mcp_servers.ts";
+export type { DirectToolCall } from "./runtime/direct_call_model.ts";
+export {
+  type McpServeHandle,
+  type McpServeOptions,
+  type McpServeTransport,
+  serveMcp,
+} from "./mcp/mcp_serve.ts";
+
 // Undo and rewind: checkpoints of the workspace around each writing step.
 export type {
   ConflictAnswer,
@@ -177,4 +193,4 @@ export type {
   Turn,
   WorkspaceSessions,
 } from "./runtime/mod.ts";
-export type { RestoreResult, UnrecordedPath } from "./checkpoint/mod.ts";
+export type { DiffOptions, FileChange, RestoreResult, UnrecordedPath } from "./checkpoint/mod.ts";

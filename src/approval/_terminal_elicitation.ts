@@ -6,7 +6,7 @@
  * @module
  */
 import { escapeControl, escapeLine } from "./_render_call.ts";
-import type { TtyLines } from "./_tty_lines.ts";
+import type { PromptLines } from "./_tty_lines.ts";
 import {
   type ElicitationAnswer,
   type ElicitationField,
@@ -28,7 +28,7 @@ const TRIES = 3;
  * @returns the answer: `accept` with the content, or `decline` / `cancel` with the reason
  */
 export async function elicitOnTerminal(
-  tty: TtyLines,
+  tty: PromptLines,
   request: ElicitationRequest,
   maxChars: number,
 ): Promise<ElicitationAnswer> {
@@ -72,7 +72,7 @@ export async function elicitOnTerminal(
   return { action: "accept", content };
 }
 
-async function choose(tty: TtyLines): Promise<"yes" | "no" | "cancel" | "closed"> {
+async function choose(tty: PromptLines): Promise<"yes" | "no" | "cancel" | "closed"> {
   const line = await tty.readLine();
   if (line === null) return "closed";
   const t = line.trim().toLowerCase();
@@ -91,7 +91,7 @@ function refusal(choice: "no" | "cancel" | "closed"): ElicitationAnswer {
 
 /** A value; `undefined` for an optional field left empty; `null` when the terminal closed. */
 async function askField(
-  tty: TtyLines,
+  tty: PromptLines,
   field: ElicitationField,
   maxChars: number,
 ): Promise<ElicitationValue | undefined | null | "invalid"> {

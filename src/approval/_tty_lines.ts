@@ -10,8 +10,43 @@ export interface PromptWriter {
   write(p: Uint8Array): Promise<number>;
 }
 
+/**
+ * What a question is asked through: prompts written, lines read, and — where the terminal can —
+ * single keys (an interactive session's raw keyboard).
+ */
+export interface PromptLines {
+  /** Write all of `text`. */
+  write(text: string): Promise<void>;
+  /** The next line without its end, or `null` at end of input. */
+  readLine(): Promise<string | null>;
+  /**
+   * One key press among `choices` (lower-case letters), echoed; others are ignored. `null`: the
+   * input ended. Absent where the terminal reads whole lines.
+   */
+  readKey?(choices: string): Promise<string | null>;
+}
+
+/**
+ * A terminal owned by someone else (the interactive session): each question opens it for the
+ * time it is asked, `signal` aborting it, and closes it after.
+ *
+ * @example A terminal that always answers "y"
+ * ```ts
+ * import type { OperatorTerminal } from "./_tty_lines.ts";
+ * const terminal: OperatorTerminal = {
+ *   open: () => ({ write: async () => {}, readLine: async () => "y", close() {} }),
+ * };
+ * const lines = terminal.open();
+ * if (await lines.readLine() !== "y") throw new Error("answer");
+ * ```
+ */
+export interface OperatorTerminal {
+  /** Start a question. @throws `signal.reason` from reads once `signal` aborts */
+  open(signal?: AbortSignal): PromptLines & { close(): void };
+}
+
 /** Reads lines from an open terminal file and writes prompts to a writer. */
-export class TtyLines {
+export class TtyLines implements PromptLines {
   readonly #file: Deno.FsFile;
   readonly #out: PromptWriter;
   readonly #decoder = new TextDecoder();
@@ -66,17 +101,29 @@ export class TtyLines {
 }
 
 /**
- * Open the terminal at `path` for reading and run `body` with it: the terminal is closed when
+ * Open the terminal at `path` for reading (or open the {@linkcode OperatorTerminal} given
+ * instead) and run `body` with it: the terminal is closed when
  * `body` ends or `signal` aborts (then the signal's reason is thrown). When the terminal cannot be
  * opened, `unavailable` gets the reason (`cannot open PATH: …`) and its value is returned.
  */
 export async function withTerminal<T>(
-  path: string,
+  path: string | OperatorTerminal,
   out: PromptWriter,
   signal: AbortSignal | undefined,
   unavailable: (why: string) => T,
-  body: (tty: TtyLines) => Promise<T>,
+  body: (tty: PromptLines) => Promise<T>,
 ): Promise<T> {
+  if (typeof path !== "string") {
+    const lines = path.open(signal);
+    try {
+      return await body(lines);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw error;
+    } finally {
+      lines.close();
+    }
+  }
   let file: Deno.FsFile;
   try {
     file = await Deno.open(path, { read: true });

@@ -8,14 +8,25 @@ import type { ApprovalAnswer, ApprovalCall, ApprovalRequest, Approver } from "./
 import { ApprovalMemory } from "./approval_memory.ts";
 import { askingClasses } from "./asking_classes.ts";
 import { escapeControl, renderCall } from "./_render_call.ts";
-import { type PromptWriter, type TtyLines, withTerminal } from "./_tty_lines.ts";
+import {
+  type OperatorTerminal,
+  type PromptLines,
+  type PromptWriter,
+  withTerminal,
+} from "./_tty_lines.ts";
 
-export type { PromptWriter };
+export type { OperatorTerminal, PromptWriter };
 
 /** Options for {@linkcode TerminalApprover}. */
 export interface TerminalApproverOptions {
   /** The terminal device answers are read from. Tests pass a missing path. @default "/dev/tty" */
   ttyPath?: string;
+  /**
+   * A terminal someone else reads (the interactive session's raw keyboard), asked instead of
+   * `ttyPath`; where it reads single keys, y / a / n / d are answered with one key.
+   * @default none: `ttyPath`
+   */
+  terminal?: OperatorTerminal;
   /**
    * Where the prompt is written. Not the terminal device itself: Deno 2.9 lets a program open
    * `/dev/tty` for reading with `--allow-read` but requires `--allow-all` to open it for writing.
@@ -56,14 +67,14 @@ export interface TerminalApproverOptions {
  * ```
  */
 export class TerminalApprover implements Approver {
-  readonly #ttyPath: string;
+  readonly #ttyPath: string | OperatorTerminal;
   readonly #output: PromptWriter;
   readonly #memory: ApprovalMemory;
   readonly #maxAttempts: number;
 
   /** @param options terminal path, run memory and attempts */
   constructor(options: TerminalApproverOptions = {}) {
-    this.#ttyPath = options.ttyPath ?? "/dev/tty";
+    this.#ttyPath = options.terminal ?? options.ttyPath ?? "/dev/tty";
     this.#output = options.output ?? Deno.stderr;
     this.#memory = options.memory ?? new ApprovalMemory();
     this.#maxAttempts = options.maxAttempts ?? 3;
@@ -111,7 +122,7 @@ export class TerminalApprover implements Approver {
   }
 
   async #ask(
-    tty: TtyLines,
+    tty: PromptLines,
     n: number,
     call: ApprovalCall,
     classes: RiskClass[],
@@ -135,7 +146,8 @@ export class TerminalApprover implements Approver {
       }, n = no${more}: `;
     for (let attempt = 0; attempt < this.#maxAttempts; attempt++) {
       await tty.write(question);
-      const line = await tty.readLine();
+      const choices = `yn${offerAlways ? "a" : ""}${more ? "d" : ""}`;
+      const line = !friction && tty.readKey ? await tty.readKey(choices) : await tty.readLine();
       if (line === null) return deny("Denied: the terminal closed before the operator answered");
       const answer = line.trim().toLowerCase();
       if (answer === "d" && call.fullPreview !== undefined) {

@@ -7,12 +7,14 @@ import type { Clarifier, ClarifyAnswer } from "./clarifier.ts";
 import type { ElicitationAnswer, ElicitationRequest } from "./elicitation.ts";
 import { escapeControl } from "./_render_call.ts";
 import { elicitOnTerminal } from "./_terminal_elicitation.ts";
-import { type PromptWriter, withTerminal } from "./_tty_lines.ts";
+import { type OperatorTerminal, type PromptWriter, withTerminal } from "./_tty_lines.ts";
 
 /** Options for {@linkcode TerminalClarifier}. */
 export interface TerminalClarifierOptions {
   /** The terminal device answers are read from. @default "/dev/tty" */
   ttyPath?: string;
+  /** A terminal someone else reads (the interactive session), asked instead of `ttyPath`. */
+  terminal?: OperatorTerminal;
   /** Where the question is written. @default Deno.stderr */
   output?: PromptWriter;
   /** Longest answer kept, in characters; longer answers are cut. @default 4000 */
@@ -33,13 +35,13 @@ export interface TerminalClarifierOptions {
  * ```
  */
 export class TerminalClarifier implements Clarifier {
-  readonly #ttyPath: string;
+  readonly #ttyPath: string | OperatorTerminal;
   readonly #output: PromptWriter;
   readonly #max: number;
 
   /** @param options terminal path, output and answer cap */
   constructor(options: TerminalClarifierOptions = {}) {
-    this.#ttyPath = options.ttyPath ?? "/dev/tty";
+    this.#ttyPath = options.terminal ?? options.ttyPath ?? "/dev/tty";
     this.#output = options.output ?? Deno.stderr;
     this.#max = options.maxAnswerChars ?? 4000;
   }

@@ -13,10 +13,6 @@ import { grantedTargets, prepareGrants, releaseGrants } from "./_call_grants.ts"
 import type { PermissionSet } from "./permission_set.ts";
 import type { ToolChildPool } from "./tool_child_pool.ts";
 import type { ToolInvocation, ToolResult } from "./tool_broker.ts";
-import { fixedVerdict } from "../danger/fixed_verdict.ts";
-import type { TrustLevel } from "../danger/verdict.ts";
-import { derivePermissions } from "./derive_permissions.ts";
-import type { WorkspaceFacts } from "./workspace_guard.ts";
 
 /** The scope and the workspace facts of one file-tool call. */
 export interface FileCallOptions {
@@ -84,49 +80,5 @@ export async function runFileCall(
     return result;
   } finally {
     await releaseGrants(grants, result?.ok === true);
-  }
-}
-
-/**
- * Start the file-tool children of the two scopes nearly every run uses (the workspace
- * read-only, for reads; writable, for writes) while the model thinks about its first turn.
- * Never throws: the first real call reports what fails.
- *
- * @param pool the file children
- * @param options the broker's workspace resolvers and trust level
- * @param state the workspace facts, the protected roots, whether the broker closed meanwhile
- */
-export async function warmFileChildren(
-  pool: ToolChildPool,
-  options: {
-    resolveWorkspace: () => Promise<string>;
-    resolveAddDirs?: () => Promise<AddDir[]>;
-    trustLevel: TrustLevel;
-  },
-  state: {
-    facts: (workspace: string) => WorkspaceFacts;
-    protectedRoots: readonly string[];
-    closed: () => boolean;
-  },
-): Promise<void> {
-  let workspace: string;
-  let addDirs: AddDir[];
-  try {
-    workspace = await options.resolveWorkspace();
-    addDirs = (await options.resolveAddDirs?.()) ?? [];
-  } catch {
-    return; // the first real call reports it
-  }
-  const protectedPaths = state.facts(workspace).protectedRoots;
-  for (const name of ["read_file", "write_file"]) {
-    const invocation = { id: "warm", name, args: { path: "." } };
-    const set = derivePermissions(invocation, fixedVerdict(invocation), options.trustLevel, {
-      workspace,
-      protectedRoots: [...state.protectedRoots],
-      addDirs,
-      protectedPaths,
-    });
-    if (state.closed()) return;
-    pool.warm(set, workspace);
   }
 }

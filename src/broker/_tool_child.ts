@@ -132,11 +132,6 @@ export class ToolChild {
     return this.#client.call(request, options);
   }
 
-  /** Ask the child to load every handler now (it was started ahead of its first call). */
-  preload(): void {
-    if (this.alive) this.#client.preload();
-  }
-
   /**
    * Stop the child (SIGTERM to it and everything below it, SIGKILL after a grace period; bwrap
    * takes everything inside with it) and wait until it is gone.

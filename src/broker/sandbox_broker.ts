@@ -12,7 +12,7 @@ import { derivePermissions } from "./derive_permissions.ts";
 import type { EgressDecision } from "./egress_proxy.ts";
 import type { SandboxBrokerOptions } from "./sandbox_broker_options.ts";
 import type { PermissionSet } from "./permission_set.ts";
-import { runFileCall, warmFileChildren } from "./_file_call.ts";
+import { runFileCall } from "./_file_call.ts";
 import { runShellCall } from "./_shell_call.ts";
 import { type BrokerHost, hostContextOf, openBrokerHost } from "./_broker_host.ts";
 import { ProtectedReverts } from "./_protected_reverts.ts";
@@ -84,8 +84,6 @@ export class SandboxBroker implements ToolBroker {
   /** Calls run so far (a unique key per call for the guard). */
   #calls = 0;
   #closed = false;
-  /** Whether the common file-tool children were started ahead of time. */
-  #warmed = false;
   /** Calls refused because a checked path changed (see `onSandboxRefusal`). */
   #refusals = new SandboxRefusals();
 
@@ -347,18 +345,14 @@ export class SandboxBroker implements ToolBroker {
     return this.#options.egress?.subscribe(listener) ?? (() => {});
   }
 
-  /** Start a spare sandbox for each shell scope used so far (see `_sandbox_standby.ts`). */
+  /**
+   * Start a spare sandbox for each shell scope used so far (see `_sandbox_standby.ts`). No tool
+   * child is started ahead of its first call: a child holds ~60 MB that a run may never use, and
+   * a file-heavy run pays its start once per scope (docs/performance.md).
+   */
   prepare(): void {
     if (this.#closed) return;
     this.#standby.prepare();
-    if (!this.#warmed) {
-      this.#warmed = true;
-      void warmFileChildren(this.#pools.files, this.#options, {
-        facts: (workspace) => this.#guard.facts(workspace),
-        protectedRoots: this.#context.protectedRoots,
-        closed: () => this.#closed,
-      });
-    }
   }
 
   /**

@@ -195,23 +195,6 @@ export class ToolChildPool implements AsyncDisposable {
   }
 
   /**
-   * Start the child for a scope ahead of its first call (a no-op when it runs already) and have
-   * it load its handlers, so that call waits neither for deno nor for an import. Never throws: a child that cannot start fails its first
-   * call instead.
-   *
-   * @param set the scope
-   * @param workspace the workspace
-   */
-  warm(set: PermissionSet, workspace: string): void {
-    if (this.#closed) return;
-    try {
-      this.#childFor(set, workspace).preload();
-    } catch {
-      // Reported by the first real call.
-    }
-  }
-
-  /**
    * The pid of the live child for a scope (bwrap's pid when sandboxed), if one is running.
    *
    * @param set the scope

@@ -59,7 +59,17 @@ export interface Checkpoint {
   bytes: number;
 }
 
-/** How one path differs between two checkpoints (or a checkpoint and the workspace now). */
+/**
+ * How one path differs between two checkpoints (or a checkpoint and the workspace now), e.g. in
+ * what `host.changes()` returns.
+ *
+ * @example A file a session edited
+ * ```ts
+ * import type { FileChange } from "./checkpoint_store.ts";
+ * const change: FileChange = { path: "src/app.ts", change: "modified", added: 3, removed: 1, binary: false };
+ * if (change.added - change.removed !== 2) throw new Error("count");
+ * ```
+ */
 export interface FileChange {
   /** Relative to the workspace, `/`-separated. */
   path: string;
@@ -75,7 +85,16 @@ export interface FileChange {
   diff?: string;
 }
 
-/** Options for {@linkcode CheckpointStore.diff}. */
+/**
+ * Options for {@linkcode CheckpointStore.diff} and `host.changes()`.
+ *
+ * @example Diffs of at most 200 lines each
+ * ```ts
+ * import type { DiffOptions } from "./checkpoint_store.ts";
+ * const options: DiffOptions = { withDiff: true, maxDiffLines: 200 };
+ * if (!options.withDiff) throw new Error("diff");
+ * ```
+ */
 export interface DiffOptions {
   /** Add each text file's unified diff. @default false */
   withDiff?: boolean;

@@ -18,6 +18,7 @@ import { delegateTasks } from "../runtime/subagents/delegate_tasks.ts";
 import { interruptedSubagents } from "../runtime/subagents/subagent_sessions.ts";
 import { cliMcpTools } from "./cli_mcp_tools.ts";
 import { terminalOperator } from "./terminal_operator.ts";
+import { canChat, chat, oneShotFlag } from "./chat_command.ts";
 
 /**
  * Run `odek continue` with its arguments. With two positionals they are the session and the
@@ -55,6 +56,13 @@ export async function continueCommand(args: string[], io: CliIO): Promise<number
   }
   // Without an id: the newest session of this workspace, never another project's.
   id ??= await newestSessionHere(runtime, flags.workspace ?? io.callerDir, "continue");
+  // At a terminal the session stays open for more messages, unless a one-shot flag says not to.
+  if (!flags.print && canChat(io) && oneShotFlag(flags) === undefined) {
+    return await chat(io, runtime, flags, {
+      sessionId: id,
+      ...(message !== undefined ? { message } : {}),
+    });
+  }
   return await continueSession(io, runtime, flags, id, message);
 }
 

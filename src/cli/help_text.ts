@@ -8,6 +8,7 @@
 export const HELP_TEXT: Record<
   | "main"
   | "run"
+  | "chat"
   | "continue"
   | "undo"
   | "rewind"
@@ -25,8 +26,10 @@ export const HELP_TEXT: Record<
   main: `odek — an autonomous agent runtime whose tools run in permission-scoped sandboxes
 
 Usage:
+  odek                               an interactive session in this workspace (also odek chat)
   odek run [flags] "<task>"          run a task (task from "-" or piped stdin too)
   odek continue [session] ["msg"]    resume this workspace's newest session, or the named one
+                                     (at a terminal it stays open; --print: one run)
   odek undo [session]                undo the last turn: its file changes and its messages
   odek rewind [session] [--to <n>]   list the turns, or go back to before turn n
   odek sessions list|show|export|delete
@@ -36,6 +39,7 @@ Usage:
   odek init [--project]              write a commented config.jsonc (or the project's odek.jsonc)
   odek config show                   the configuration in effect, each value with its layer
   odek mcp list|login|logout         the configured MCP servers, their tools, OAuth logins
+  odek mcp serve [--http ADDR:PORT]  odek as an MCP server (stdio, or Streamable HTTP)
   odek serve [--port N]              the web page, REST API and WebSocket on 127.0.0.1
   odek worker --queue <postgres-url> take durable runs off a PostgreSQL queue (docs/scale_out.md)
   odek --version
@@ -85,15 +89,32 @@ The API key is read only from ODEK_API_KEY or OPENAI_API_KEY.
 Token, cost and tool-call budgets count the whole session: a continued session keeps its spend.
 Exit codes: 0 ok, 1 error, 2 usage, 4 budget exhausted, 5 stalled (the same tool calls over
 and over after a hint), 130 interrupted, 143 terminated.`,
+  chat: `Usage: odek chat [flags] ["first message"]   (or just: odek)
+
+Opens an interactive session in the workspace: each message is a run on one session host, so
+tool children, background jobs and "always" approvals last until /new or /exit. Answers stream
+as terminal markdown; a status line shows the elapsed time and tokens; Esc (or Ctrl-C once)
+interrupts the step and returns to the prompt. Type /help for the commands. Needs a terminal:
+for scripts and CI use odek run.
+
+Flags:
+  --model <id>  --base-url <url>  --provider <name>  --workspace <dir>  --dedicated-workspace
+  --add-dir <dir>[:ro]  --allow-host-port <n>  --system <text>  --trust <level>
+  --max-iterations <n>  --max-runtime <d>  --max-tool-calls <n>  --max-input-tokens <n>
+  --max-output-tokens <n>  --max-cost-usd <x>  -h, --help
+
+Keys, commands and limits: docs/interactive.md`,
   continue: `Usage: odek continue [session] ["message"] [flags]
 
 Resumes the newest session of the current workspace (--workspace, else the current directory),
 or the named one, with the workspace, model and base URL it recorded (flags override); a
 session that works in another directory says so first. Tool calls a crash left without a result are marked interrupted
-and not re-run. With a message, it is added as the next user turn.
+and not re-run. With a message, it is added as the next user turn. At a terminal the session
+then stays open for more messages (see odek chat); --print, --json or a stdin that is not a
+terminal make it one run that exits with the run's code.
 
 Flags:
-  --model <id>  --base-url <url>  --provider <name>  --workspace <dir>  --dedicated-workspace
+  --print  --model <id>  --base-url <url>  --provider <name>  --workspace <dir>  --dedicated-workspace
   --add-dir <dir>[:ro]  --max-iterations <n>
   --max-runtime <d>  --max-tool-calls <n>  --max-input-tokens <n>  --max-output-tokens <n>
   --max-cost-usd <x>  --events-jsonl <file>
@@ -218,7 +239,7 @@ project's MCP servers and whether each is approved, and the warnings (project ke
   --workspace <dir>       the workspace (default: the current directory)
   --json                  print it as one JSON object
   -h, --help              show this help`,
-  mcp: `Usage: odek mcp <list|login|logout> [server] [flags]
+  mcp: `Usage: odek mcp <list|login|logout|serve> [server] [flags]
 
   list              the servers of "mcpServers" (ODEK_HOME/config.jsonc): their kind and
                     sandbox, state, tools and last error as the last session saw them, and
@@ -227,10 +248,17 @@ project's MCP servers and whether each is approved, and the warnings (project ke
                     (and opens it when a browser is available), waits for the redirect to
                     odek's loopback listener, stores the tokens (ODEK_HOME/mcp/oauth, 0600)
   logout <server>   forget the server's tokens and client registration
+  serve             odek as an MCP server (also bare "odek mcp"): run_task and odek's
+                    built-in tools, each call classified, approved and sandboxed; stdio by
+                    default (stdout is the protocol's)
 
 Flags:
-  --json            list: print JSON
-  -h, --help        show this help
+  --json                  list: print JSON
+  --http <addr:port>      serve: Streamable HTTP instead of stdio (e.g. 127.0.0.1:8765); prints
+                          the URL with its secret token (ODEK_MCP_TOKEN sets the token)
+  --allow-non-loopback    serve: bind an address that is not loopback
+  --allow-host <name>     serve: another host name Host/Origin may carry (repeatable)
+  -h, --help              show this help
 
 Servers start with each session (in a sandbox for a stdio server); see docs/mcp.md.`,
   worker: `Usage: odek worker --queue <postgres://…> [flags]

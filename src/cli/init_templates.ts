@@ -34,9 +34,12 @@ export const KEY_DESCRIPTIONS: Readonly<Record<string, string>> = {
   network:
     "Approved network may reach only these domains (empty: any); host ports programs may reach.",
   checkpoints: "Checkpoints of the workspace around each writing step (odek undo, odek rewind).",
+  serve: "odek serve: runs going at once, and roots its sessions may name workspaces under.",
   mcpServers:
     "MCP servers whose tools every run offers (docs/mcp.md): a sandboxed program or a URL.",
   subagents: "delegate_tasks: sub-agents of one call that run at once (docs/subagents.md).",
+  mcpServe:
+    "odek mcp serve: workspaces an MCP client's run_task may name besides the dedicated one.",
   deny: "Deny rules: no approval, not even --yes, runs what they name.",
   contextFiles: "Files read into a new session's first messages, besides AGENTS.md.",
 };
@@ -49,6 +52,7 @@ const EXAMPLES: Readonly<Record<string, unknown>> = {
   "deny.paths": ["secrets/**", "~/.config/**"],
   "deny.domains": ["*.pastebin.com"],
   contextFiles: ["docs/CONVENTIONS.md"],
+  "serve.workspaceRoots": ["/srv/projects"],
   addDirs: ["/srv/shared:ro"],
   trustedClasses: ["network"],
   "queue.url": "postgres://odek@127.0.0.1:5432/odek",

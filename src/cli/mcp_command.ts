@@ -1,6 +1,7 @@
 /**
  * `odek mcp list|login|logout`: the configured MCP servers as the last session saw them, and
- * the OAuth login of HTTP servers.
+ * the OAuth login of HTTP servers; `odek mcp serve` (and bare `odek mcp`) is odek as a server
+ * (`mcp_serve_command.ts`).
  *
  * @module
  */
@@ -27,6 +28,11 @@ import { ODEK_VERSION } from "./version.ts";
  *   login fails
  */
 export async function mcpCommand(args: string[], io: CliIO): Promise<number> {
+  // `odek mcp` alone, and `odek mcp serve …`: odek as an MCP server.
+  if (args.length === 0 || args[0] === "serve" || args[0].startsWith("--http")) {
+    const { mcpServeCommand } = await import("./mcp_serve_command.ts");
+    return await mcpServeCommand(args[0] === "serve" ? args.slice(1) : args, io);
+  }
   let parsed;
   try {
     parsed = parseArgs({

@@ -16,7 +16,7 @@ import {
 import type { RiskClass } from "../danger/verdict.ts";
 import { parseDurationSeconds } from "./parse_duration_seconds.ts";
 
-/** Parsed flags of `run`/`continue`. */
+/** Parsed flags of `run`/`continue`/`chat`. */
 export interface RunFlags {
   /**
    * The config layer the flags form (`--model`, `--base-url`, `--provider`, `--trust`,
@@ -35,6 +35,8 @@ export interface RunFlags {
   replay?: string;
   /** `--events-jsonl FILE`: the audit sink's path, as given. */
   eventsJsonl?: string;
+  /** `--print` (`continue`): one run and exit, even at a terminal. */
+  print: boolean;
   /** `--yes` (every ask but destructive/privileged/unknown) or `--yes=<class>,…` (exactly those). */
   yes?: "all" | RiskClass[];
   help: boolean;
@@ -64,9 +66,12 @@ const SHARED = {
   help: { type: "boolean", short: "h" },
 } as const;
 const RUN_ONLY = { session: { type: "string" }, system: { type: "string" } } as const;
+const CONTINUE_ONLY = { print: { type: "boolean" } } as const;
+const CHAT_ONLY = { system: { type: "string" } } as const;
 
 /**
- * Parse the flags of `run` (`command: "run"`) or `continue`.
+ * Parse the flags of `run` (`command: "run"`), `continue` (with `--print`) or `chat` (with
+ * `--system`).
  *
  * @throws {OdekError} `USAGE` for an unknown flag, a missing value, or a bad number.
  *
@@ -77,13 +82,20 @@ const RUN_ONLY = { session: { type: "string" }, system: { type: "string" } } as 
  * if (f.layer.budgets?.maxIterations !== 3 || f.positionals[0] !== "fix it") throw new Error("parse");
  * ```
  */
-export function parseRunFlags(args: string[], command: "run" | "continue"): RunFlags {
+export function parseRunFlags(
+  args: string[],
+  command: "run" | "continue" | "chat",
+): RunFlags {
   let parsed;
   try {
     parsed = parseArgs({
       // A bare --yes means every askable class; parseArgs needs it spelled with a value.
       args: args.map((arg) => (arg === "--yes" ? "--yes=all" : arg)),
-      options: command === "run" ? { ...SHARED, ...RUN_ONLY } : SHARED,
+      options: command === "run"
+        ? { ...SHARED, ...RUN_ONLY }
+        : command === "chat"
+        ? { ...SHARED, ...CHAT_ONLY }
+        : { ...SHARED, ...CONTINUE_ONLY },
       allowPositionals: true,
       strict: true,
     });
@@ -171,6 +183,7 @@ export function parseRunFlags(args: string[], command: "run" | "continue"): RunF
     ...(typeof v.yes === "string"
       ? { yes: parseYesFlag(v.yes === "all" ? true : (v.yes as string)) }
       : {}),
+    print: v.print === true,
     help: v.help === true,
     positionals: parsed.positionals,
   };

@@ -102,7 +102,7 @@ export async function rewindCommand(
   }
   const note = await elsewhereNote(outcome.workspace, io.callerDir, id);
   if (note) io.stderr.write(`${note}\n`);
-  io.stderr.write(render(command, id, outcome).map((line) => `${line}\n`).join(""));
+  io.stderr.write(renderRewind(command, id, outcome).map((line) => `${line}\n`).join(""));
   return EXIT.ok;
 }
 
@@ -150,7 +150,12 @@ function listTurns(io: CliIO, id: string, turns: Turn[], json: boolean): number 
   return EXIT.ok;
 }
 
-function render(command: "undo" | "rewind", id: string, outcome: RewindOutcome): string[] {
+/** The lines that say what a rewind (or an undo) did, for `odek undo` and the interactive `/undo`. */
+export function renderRewind(
+  command: "undo" | "rewind",
+  id: string,
+  outcome: RewindOutcome,
+): string[] {
   const safe = (text: string) => terminalSafe(text, true);
   const { turn, files, conversation } = outcome;
   const lines = [

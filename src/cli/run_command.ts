@@ -25,6 +25,7 @@ import { terminalOperator } from "./terminal_operator.ts";
  *   session errors from the runtime.
  */
 export async function runCommand(args: string[], io: CliIO): Promise<number> {
+  performance.mark("odek:runcmd");
   const flags = parseRunFlags(args, "run");
   if (flags.help) {
     io.stdout.write(`${HELP_TEXT.run}\n`);
@@ -37,16 +38,23 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     );
   }
   const task = await readTask(flags.positionals, io);
+  performance.mark("odek:task");
   await using runtime = await cliRuntime(io, flags.layer);
+  performance.mark("odek:runtime");
   const existing = flags.session
     ? (await runtime.sessions.list()).some((s) => s.id === flags.session)
     : false;
   if (existing) {
-    const { continueSession } = await import("./continue_command.ts");
+    // Computed: a literal import() would load its graph with this module's (see main.ts).
+    const { continueSession }: typeof import("./continue_command.ts") = await import(
+      new URL("./continue_command.ts", import.meta.url).href
+    );
     return await continueSession(io, runtime, flags, flags.session!, task);
   }
   await using events = await openEventsSink(runtime, flags, io);
+  performance.mark("odek:events");
   const operator = await terminalOperator(flags.yes);
+  performance.mark("odek:operator");
   await using host = await runtime.openSession(
     { task, ...(flags.session ? { sessionId: flags.session } : {}) },
     {

@@ -63,13 +63,18 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   }
   const port = integer("--port", values.port ?? "8080", 0, 65_535);
   const queueUrl = values.queue ?? await configuredQueue(io);
-  // With a queue, runs go to the workers; the cap bounds the runs serve follows at once.
-  const maxRuns = integer("--max-runs", values["max-runs"] ?? (queueUrl ? "1000" : "4"), 1, 10_000);
   await using queue = queueUrl ? await connectQueue(queueUrl) : undefined;
   await using runtime = await cliRuntime(io, {}, queue?.sessions);
-  const roots = (values["workspace-root"] ?? []).map((root) =>
-    root.startsWith("/") ? root : `${runtime.cwd ?? "/"}/${root}`
-  );
+  // With a queue, runs go to the workers; the cap bounds the runs serve follows at once.
+  const maxRuns = values["max-runs"] === undefined
+    ? (queueUrl ? 1000 : runtime.config.serve.maxConcurrentRuns)
+    : integer("--max-runs", values["max-runs"], 1, 10_000);
+  const roots = [
+    ...runtime.config.serve.workspaceRoots,
+    ...(values["workspace-root"] ?? []).map((root) =>
+      root.startsWith("/") ? root : `${runtime.cwd ?? "/"}/${root}`
+    ),
+  ];
   const tools = cliMcpTools(
     runtime,
     io,

@@ -10,6 +10,8 @@ import { NonInteractiveApprover } from "../approval/non_interactive_approver.ts"
 import { TerminalApprover } from "../approval/terminal_approver.ts";
 import { TerminalClarifier } from "../approval/terminal_clarifier.ts";
 import type { RiskClass } from "../danger/verdict.ts";
+import type { OpenSessionOptions } from "../runtime/open_session_host.ts";
+import { terminalMcpServerPrompt } from "../approval/terminal_mcp_server_prompt.ts";
 
 /**
  * The approver — the `--yes` policy when given, else the terminal when odek has one, else deny
@@ -17,7 +19,9 @@ import type { RiskClass } from "../danger/verdict.ts";
  * denied with a reason telling the model to go on).
  *
  * Calls that were waiting for approval when an earlier run stopped are asked again when there is
- * someone (the terminal) or a policy (`--yes`) to ask; else they are answered not started.
+ * someone (the terminal) or a policy (`--yes`) to ask; else they are answered not started. The
+ * workspace's project MCP servers are asked about at the terminal only (`--yes` never starts
+ * one): without a terminal they stay inert, with a warning.
  *
  * @param yes the parsed `--yes` flag
  * @returns both, and whether to ask pending approvals again, for `runtime.openSession`
@@ -29,9 +33,17 @@ import type { RiskClass } from "../danger/verdict.ts";
  */
 export async function terminalOperator(
   yes: "all" | RiskClass[] | undefined,
-): Promise<{ approver: Approver; clarifier: Clarifier; reaskApprovals: boolean }> {
+): Promise<
+  {
+    approver: Approver;
+    clarifier: Clarifier;
+    reaskApprovals: boolean;
+    askProjectMcpServer?: OpenSessionOptions["askProjectMcpServer"];
+  }
+> {
   const terminal = await hasTerminal();
   return {
+    ...(terminal ? { askProjectMcpServer: terminalMcpServerPrompt() } : {}),
     reaskApprovals: terminal || yes !== undefined,
     approver: yes !== undefined
       ? new NonInteractiveApprover({ yes })

@@ -33,6 +33,8 @@ export interface TerminalRendererOptions {
   stderrIsTerminal: boolean;
   /** Use ANSI colours on stderr. */
   color: boolean;
+  /** How the run's file summary says to undo. @default "odek undo" */
+  undoHint?: string;
 }
 
 /**
@@ -250,6 +252,15 @@ export class TerminalRenderer {
         break;
       }
       case "context_trimmed":
+        if (event.data.mode === "manual") {
+          this.#line(
+            `${
+              this.#paint("2", "≈")
+            } compacted: ${event.data.dropped_groups} earlier turn group(s) ` +
+              `left out of the requests, ~${event.data.estimated_tokens} of ${event.data.window} tokens now`,
+          );
+          break;
+        }
         this.#line(
           `${this.#paint("2", "≈")} context ${event.data.mode === "survival" ? "survival " : ""}` +
             `trim: ${event.data.dropped_groups} old turn(s) left out, ` +
@@ -329,7 +340,7 @@ export class TerminalRenderer {
     this.#line(
       `${this.#paint("35", "±")} ${n} file${
         n === 1 ? "" : "s"
-      } changed (+${added} -${removed}) · undo with: odek undo`,
+      } changed (+${added} -${removed}) · undo with: ${this.#options.undoHint ?? "odek undo"}`,
     );
     const same = this.#stepLists.length === 1 &&
       this.#stepLists[0] === data.files.map((f) => `${f.change} ${f.path}`).join("\n");

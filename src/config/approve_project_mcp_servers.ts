@@ -16,6 +16,24 @@ const MINT = Symbol("odek.approvedProjectMcpServer");
  * which should accept a project server only as `server instanceof ApprovedProjectMcpServer`.
  * Made by {@linkcode approveProjectMcpServers} alone (the constructor refuses any other caller);
  * frozen, with its entry copied at approval time, so what starts is exactly what was shown.
+ *
+ * @example Only an approval makes one; a forged one is refused
+ * ```ts
+ * import { ApprovedProjectMcpServer, approveProjectMcpServers } from "./approve_project_mcp_servers.ts";
+ * import { McpApprovalStore } from "./mcp_approval_store.ts";
+ * const home = await Deno.makeTempDir();
+ * const { approved } = await approveProjectMcpServers({
+ *   project: "/w", file: "/w/odek.jsonc", servers: { files: { command: "node", args: ["s.js"] } },
+ *   store: McpApprovalStore.inHome(home), ask: () => Promise.resolve("once"),
+ * });
+ * await Deno.remove(home, { recursive: true });
+ * if (!(approved[0] instanceof ApprovedProjectMcpServer) || approved[0].how !== "once") throw new Error();
+ * let refused = false;
+ * try {
+ *   new ApprovedProjectMcpServer(Symbol("forged"), "x", { command: "node" }, "0", "once");
+ * } catch { refused = true; }
+ * if (!refused) throw new Error("forged");
+ * ```
  */
 export class ApprovedProjectMcpServer {
   /** Its name in the project file. */
@@ -28,6 +46,8 @@ export class ApprovedProjectMcpServer {
   readonly how: "stored" | "always" | "once";
 
   /**
+   * Made by {@linkcode approveProjectMcpServers} only.
+   *
    * @throws {TypeError} unless called by {@linkcode approveProjectMcpServers}
    */
   constructor(
@@ -48,7 +68,21 @@ export class ApprovedProjectMcpServer {
   }
 }
 
-/** What the operator is asked about one server. */
+/**
+ * What the operator is asked about one server.
+ *
+ * @example An `ask` that starts only servers run with node
+ * ```ts
+ * import type { McpServerAnswer, McpServerApprovalRequest } from "./approve_project_mcp_servers.ts";
+ * const ask = (request: McpServerApprovalRequest): Promise<McpServerAnswer> =>
+ *   Promise.resolve(request.entry.command === "node" ? "once" : "deny");
+ * const request: McpServerApprovalRequest = {
+ *   server: "files", file: "/w/odek.jsonc", project: "/w", entry: { command: "sh" },
+ *   sha256: "0".repeat(64), text: "…",
+ * };
+ * if (await ask(request) !== "deny") throw new Error();
+ * ```
+ */
 export interface McpServerApprovalRequest {
   /** Its name. */
   server: string;
@@ -67,8 +101,33 @@ export interface McpServerApprovalRequest {
   text: string;
 }
 
-/** The operator's answer: start it this once, start it and remember (this content), or not. */
+/**
+ * The operator's answer: start it this once, start it and remember (this content), or not.
+ *
+ * @example Remember the approval of this entry
+ * ```ts
+ * import type { McpServerAnswer } from "./approve_project_mcp_servers.ts";
+ * const answer: McpServerAnswer = "always";
+ * if (!["once", "always", "deny"].includes(answer)) throw new Error();
+ * ```
+ */
 export type McpServerAnswer = "once" | "always" | "deny";
+
+/**
+ * Asks the operator about one project server (`openSession(target, { askProjectMcpServer })`).
+ *
+ * @example Start servers run with node for this session only
+ * ```ts
+ * import type { AskProjectMcpServer } from "./approve_project_mcp_servers.ts";
+ * const ask: AskProjectMcpServer = (request) =>
+ *   Promise.resolve(request.entry.command === "node" ? "once" : "deny");
+ * if (typeof ask !== "function") throw new Error();
+ * ```
+ */
+export type AskProjectMcpServer = (
+  request: McpServerApprovalRequest,
+  signal?: AbortSignal,
+) => Promise<McpServerAnswer>;
 
 /** Options for {@linkcode approveProjectMcpServers}. */
 export interface ApproveProjectMcpServersOptions {
@@ -84,7 +143,7 @@ export interface ApproveProjectMcpServersOptions {
    * Asks the operator about one server. @default nobody to ask: a server without a stored
    * approval of its current content stays inert, with a warning
    */
-  ask?: (request: McpServerApprovalRequest, signal?: AbortSignal) => Promise<McpServerAnswer>;
+  ask?: AskProjectMcpServer;
   /** Names the user's own configuration gives servers: a project server may not take one. @default [] */
   reserved?: readonly string[];
   /**

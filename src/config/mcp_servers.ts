@@ -9,7 +9,16 @@
  */
 import { z } from "zod";
 
-/** One MCP server entry as a project file writes it (only the shown fields are checked). */
+/**
+ * One MCP server entry as a project file writes it (only the shown fields are checked).
+ *
+ * @example A stdio server with a variable
+ * ```ts
+ * import type { ProjectMcpServer } from "./mcp_servers.ts";
+ * const entry: ProjectMcpServer = { command: "node", args: ["tools/mcp.js"], env: { LOG: "1" } };
+ * if (entry.command !== "node") throw new Error();
+ * ```
+ */
 export interface ProjectMcpServer {
   /** The program (`node`, `deno`, an absolute path); absent for a remote (`url`) server. */
   command?: string;

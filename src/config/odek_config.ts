@@ -152,6 +152,24 @@ export const ConfigLayerObject = z.strictObject({
     /** Longest Retry-After honoured, in seconds; a longer one fails fast. */
     retryAfterCapSeconds: z.int().min(0).max(86_400).optional(),
   }).optional(),
+  mcpServe: z.strictObject({
+    /**
+     * Workspaces (absolute) a `run_task` of `odek mcp serve` may name besides the dedicated one;
+     * each is validated like `--workspace` when a task names it.
+     */
+    workspaces: z.array(
+      z.string().min(1).max(4096).refine((p) => p.startsWith("/"), {
+        message: "an absolute path",
+      }),
+    ).max(64).optional(),
+  }).optional(),
+  serve: z.strictObject({
+    /** Runs `odek serve` lets go at once; the rest queue. */
+    maxConcurrentRuns: z.int().min(1).max(64).optional(),
+    /** Absolute directories under which a session started over `odek serve` may name its workspace. */
+    workspaceRoots: z.array(z.string().min(2).max(4096).regex(/^\//, "an absolute path")).max(64)
+      .optional(),
+  }).optional(),
   /** The durable queue (docs/scale_out.md): `odek serve` and `odek worker` use it when set. */
   queue: z.strictObject({
     /** The queue's PostgreSQL database, `postgres://user@host:port/database`. */
@@ -299,6 +317,10 @@ export interface OdekConfig {
   queue: { url: string | null };
   /** `delegate_tasks` (docs/subagents.md): sub-agents of one call that run at once. */
   subagents: { maxConcurrency: number };
+  /** `odek mcp serve`: the workspaces a `run_task` may name besides the dedicated one. */
+  mcpServe: { workspaces: string[] };
+  /** `odek serve`: its concurrency cap and the roots its sessions may name workspaces under. */
+  serve: { maxConcurrentRuns: number; workspaceRoots: string[] };
   /**
    * MCP servers by name (docs/mcp.md), read by odek's MCP client.
    * @internal
@@ -371,5 +393,7 @@ export const DEFAULT_CONFIG: OdekConfig = {
   checkpoints: { enabled: true, maxFiles: 20_000, maxMiB: 512, maxFileMiB: 16 },
   queue: { url: null },
   subagents: { maxConcurrency: 3 },
+  mcpServe: { workspaces: [] },
+  serve: { maxConcurrentRuns: 4, workspaceRoots: [] },
   mcpServers: {},
 };

@@ -62,6 +62,10 @@ export const PROJECT_KEY_RULES: Readonly<Record<string, ProjectKeyRule>> = {
     type: "refuse",
     why: "a project may not grant directories besides the workspace (--add-dir)",
   },
+  "mcpServe.workspaces": {
+    type: "refuse",
+    why: "which directories an MCP client's tasks may work in is the operator's choice",
+  },
   dedicatedWorkspace: {
     type: "refuse",
     why: "the workspace is chosen before its odek.jsonc is read",
@@ -111,6 +115,14 @@ export const PROJECT_KEY_RULES: Readonly<Record<string, ProjectKeyRule>> = {
     type: "refuse",
     why:
       "whether your changes can be undone is yours to decide (ODEK_HOME/config.jsonc or ODEK_CHECKPOINTS)",
+  },
+  "serve.maxConcurrentRuns": {
+    type: "refuse",
+    why: "odek serve's settings are the operator's (ODEK_HOME/config.jsonc or its flags)",
+  },
+  "serve.workspaceRoots": {
+    type: "refuse",
+    why: "a project may not widen where odek serve's sessions work (ODEK_HOME/config.jsonc)",
   },
   "checkpoints.maxFiles": { type: "lower" },
   "checkpoints.maxMiB": { type: "lower" },

@@ -185,4 +185,10 @@ export interface ModelResponse {
 export interface Model {
   /** Ask for the next turn; `onDelta` sees the streamed text and tool-call starts. */
   complete(request: ModelRequest, onDelta?: (delta: ModelDelta) => void): Promise<ModelResponse>;
+  /**
+   * A hint that the first request comes soon (a session host is opening): a good moment to load
+   * what it needs, such as an SDK. Returns at once; never throws (a load that fails is retried,
+   * and reported, by the request).
+   */
+  prepare?(): void;
 }

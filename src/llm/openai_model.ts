@@ -257,9 +257,23 @@ export class OpenAIModel implements Model {
     }
   }
 
+  /**
+   * Start loading the SDK now (it loads on the first {@linkcode OpenAIModel.complete}
+   * otherwise), so that its load overlaps what the caller does before its first request.
+   * Never throws.
+   */
+  prepare(): void {
+    this.#loadClient().catch(() => {}); // complete() loads it again and reports the failure
+  }
+
   #loadClient(): Promise<Client> {
     this.#client ??= (async () => {
-      const sdk = await import("openai");
+      performance.mark("odek:pre-openai");
+      // Computed: a literal import() would load the SDK with every importer of this module.
+      const sdk: typeof import("./_openai_sdk.ts") = await import(
+        new URL("./_openai_sdk.ts", import.meta.url).href
+      );
+      performance.mark("odek:openai");
       const inner = this.#options.fetch ?? ((input, init) => fetch(input, init));
       const openai = new sdk.OpenAI({
         baseURL: this.#options.baseURL,

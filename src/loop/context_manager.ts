@@ -45,6 +45,11 @@ export interface ContextOptions {
   isProtected?: ProtectedMessagePredicate;
   /** The digest of a resumed session. */
   resume?: CompactionState;
+  /**
+   * Before the first request, fold every unprotected turn group but the newest into the digest
+   * (the operator's `/compact`), whatever the estimate. @default false
+   */
+  compactFirst?: boolean;
 }
 
 /** Bounds of the calibration factor (provider tokens per estimated token). */
@@ -96,6 +101,7 @@ export class ContextManager {
   #digest: { text: string; message: ChatMessage } | undefined;
   #factor = 1;
   #lastRaw = 0;
+  #compactFirst: boolean;
 
   /** @param options window, ratios, compaction settings; see {@linkcode ContextOptions} */
   constructor(options: ContextOptions = {}) {
@@ -110,6 +116,7 @@ export class ContextManager {
     this.#timeoutMs = options.compactionTimeoutMs ?? 60_000;
     this.#maxTokens = options.compactionMaxTokens ?? 1024;
     this.#isProtected = options.isProtected;
+    this.#compactFirst = options.compactFirst ?? false;
     if (options.resume && options.resume.digest !== "") {
       this.#setDigest(options.resume.digest);
       this.#state = { coveredUntil: options.resume.coveredUntil, markUntil: 0 };
@@ -145,6 +152,16 @@ export class ContextManager {
   async prepare(context: RunContext): Promise<ChatMessage[]> {
     const input = this.#input(context);
     let built = buildRequest(input, this.#state);
+    if (this.#compactFirst) {
+      this.#compactFirst = false;
+      const dropped = this.#coverAllButNewest(context);
+      if (dropped.length > 0) {
+        await this.#compact(context, dropped);
+        const markers = built.markers;
+        built = buildRequest(this.#input(context), this.#state);
+        this.#emitTrim(context, "manual", dropped.length, built, markers);
+      }
+    }
     if (built.tokens * this.#factor > this.#trigger) {
       const before = built.markers;
       const limit = this.#target / this.#factor;
@@ -172,13 +189,9 @@ export class ContextManager {
     this.#factor = Math.min(CALIBRATION_BOUNDS.max, this.#factor * 1.25);
     const layout = splitTurnGroups(context.messages, this.#isProtected);
     const newest = layout.groups.at(-1);
-    const previous = this.#state;
-    const cover = Math.max(previous.coveredUntil, newest?.start ?? 0);
-    const dropped = layout.groups.filter((g) =>
-      !g.protected && g.start >= previous.coveredUntil && g.start < cover
-    );
-    const before = buildRequest(this.#input(context), previous).markers;
-    this.#state = { coveredUntil: cover, markUntil: context.messages.length };
+    const before = buildRequest(this.#input(context), this.#state).markers;
+    const dropped = this.#coverAllButNewest(context);
+    this.#state.markUntil = context.messages.length;
     await this.#compact(context, dropped);
     const input: PlanInput = { ...this.#input(context), survivalCutBytes: Infinity };
     let built = buildRequest(input, this.#state);
@@ -208,6 +221,18 @@ export class ContextManager {
     const observed = reportedInputTokens / this.#lastRaw;
     const next = observed > this.#factor ? observed : this.#factor * 0.7 + observed * 0.3;
     this.#factor = Math.min(CALIBRATION_BOUNDS.max, Math.max(CALIBRATION_BOUNDS.min, next));
+  }
+
+  /** Cover every unprotected group before the newest; returns the groups newly covered. */
+  #coverAllButNewest(context: RunContext): TurnGroup[] {
+    const layout = splitTurnGroups(context.messages, this.#isProtected);
+    const previous = this.#state;
+    const cover = Math.max(previous.coveredUntil, layout.groups.at(-1)?.start ?? 0);
+    const dropped = layout.groups.filter((g) =>
+      !g.protected && g.start >= previous.coveredUntil && g.start < cover
+    );
+    this.#state = { coveredUntil: cover, markUntil: previous.markUntil };
+    return dropped;
   }
 
   #input(context: RunContext): PlanInput {
@@ -279,7 +304,7 @@ export class ContextManager {
 
   #emitTrim(
     context: RunContext,
-    mode: "proactive" | "survival",
+    mode: "proactive" | "survival" | "manual",
     droppedGroups: number,
     built: { tokens: number; markers: Set<number> },
     markersBefore: Set<number>,

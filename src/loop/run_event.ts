@@ -160,13 +160,14 @@ export interface RunEventData {
   plan_updated: { steps: number; done: number; version: number };
   /**
    * What was sent was trimmed to fit the context window (the journal keeps everything):
-   * `proactive` near the limit, `survival` after the provider refused a request as too long.
+   * `proactive` near the limit, `survival` after the provider refused a request as too long,
+   * `manual` when the operator asked for a compaction (`startRun({ compact: true })`).
    * `dropped_groups`: turn groups left out by this trim; `truncated_results`: tool results newly
    * replaced by a marker; `estimated_tokens`: the calibrated estimate of the request as sent;
    * `window`: the context window in tokens.
    */
   context_trimmed: {
-    mode: "proactive" | "survival";
+    mode: "proactive" | "survival" | "manual";
     dropped_groups: number;
     truncated_results: number;
     estimated_tokens: number;

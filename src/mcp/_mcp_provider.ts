@@ -20,6 +20,8 @@ import { McpStatusFile } from "./mcp_status.ts";
 import { normalizeToolSchema } from "./normalize_tool_schema.ts";
 import { OAuthStore } from "./oauth_store.ts";
 import { assignToolNames } from "./tool_names.ts";
+import { projectServerConfigs } from "./_project_servers.ts";
+import type { McpServerConfig } from "../config/mcp_server_config.ts";
 
 /** Longest tool description the model is shown, in characters. */
 const MAX_DESCRIPTION = 1024;
@@ -56,7 +58,15 @@ export class McpToolProvider implements ToolProvider, AsyncDisposable {
   static async start(options: McpToolsOptions, host: ToolProviderHost): Promise<McpToolProvider> {
     const warn = options.warn ?? (() => {});
     const status = new McpStatusFile(options.odekHome);
-    const enabled = Object.entries(options.servers).filter(([, c]) => c.enabled !== false);
+    const servers: Record<string, McpServerConfig> = { ...options.servers };
+    if (options.projectServers !== false) {
+      for (
+        const [name, config] of projectServerConfigs(host.projectMcpServers ?? [], servers, warn)
+      ) {
+        servers[name] = config;
+      }
+    }
+    const enabled = Object.entries(servers).filter(([, c]) => c.enabled !== false);
     if (host.trust === "untrusted") {
       if (enabled.length > 0) warn("MCP servers are not started in an untrusted run");
       return new McpToolProvider([], new Map(), status);
@@ -91,7 +101,7 @@ export class McpToolProvider implements ToolProvider, AsyncDisposable {
     const candidates = [];
     for (const connection of connections.filter((_, i) => started[i])) {
       for (const why of connection.dropped) warn(why);
-      const config = options.servers[connection.name];
+      const config = servers[connection.name];
       for (const tool of connection.tools) {
         const normal = normalizeToolSchema(tool.inputSchema);
         if ("error" in normal) {

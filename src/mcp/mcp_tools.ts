@@ -8,6 +8,7 @@
  */
 import type { Clarifier } from "../approval/clarifier.ts";
 import type { McpServerConfig } from "../config/mcp_server_config.ts";
+import type { ToolProvider } from "../loop/tool_provider.ts";
 import type { ToolProviderFactory } from "../runtime/tool_provider_source.ts";
 import type { AuthorizationOpener } from "./_oauth_provider.ts";
 
@@ -36,13 +37,20 @@ export interface McpToolsOptions {
   fetch?: typeof fetch;
   /** Receives each warning (a server that did not start, a tool left out). @default dropped */
   warn?: (message: string) => void;
+  /**
+   * Start the project servers the operator approved for each host (`host.projectMcpServers`,
+   * accepted only as `ApprovedProjectMcpServer` instances) besides `servers`. @default true
+   */
+  projectServers?: boolean;
 }
 
 /**
- * The factory of the configured servers, or `undefined` when none is enabled. Each session host
- * gets its own server processes: the factory starts every enabled server when the host opens
- * (its tools are part of the run's tool list from the first model request), in parallel, and
- * the host stops them (the whole process tree) when it closes.
+ * The factory of the configured servers, or `undefined` when none is enabled and project servers
+ * are not wanted (`projectServers: false`). Each session host gets its own server processes: the
+ * factory starts every enabled server, and the project servers the operator approved for that
+ * host, when the host opens (their tools are part of the run's tool list from the first model
+ * request), in parallel, and the host stops them (the whole process tree) when it closes. A host
+ * with nothing to start gets an empty provider, without loading the SDK.
  *
  * @param options the servers and what they need
  * @returns the factory, or `undefined`
@@ -52,15 +60,36 @@ export interface McpToolsOptions {
  * import { mcpTools } from "./mcp_tools.ts";
  * import { NoOperatorClarifier } from "../approval/clarifier.ts";
  * const factory = mcpTools({ servers: {}, clarifier: new NoOperatorClarifier("test"), env: {},
- *   odekHome: "/nonexistent", allowDomains: [], version: "0" });
+ *   odekHome: "/nonexistent", allowDomains: [], version: "0", projectServers: false });
  * if (factory !== undefined) throw new Error("no servers, no factory");
  * ```
  */
 export function mcpTools(options: McpToolsOptions): ToolProviderFactory | undefined {
   const enabled = Object.values(options.servers).some((server) => server.enabled !== false);
-  if (!enabled) return undefined;
+  const project = options.projectServers ?? true;
+  if (!enabled && !project) return undefined;
   return async (host) => {
-    const { McpToolProvider } = await import("./_mcp_provider.ts");
-    return await McpToolProvider.start(options, host);
+    const approved = project ? host.projectMcpServers ?? [] : [];
+    if (!enabled && approved.length === 0) return NO_SERVERS;
+    // Computed: a literal import() would load the MCP SDK with every run, servers or not.
+    const { McpToolProvider }: typeof import("./_mcp_provider.ts") = await import(
+      new URL("./_mcp_provider.ts", import.meta.url).href
+    );
+    return await McpToolProvider.start(
+      project ? options : { ...options, projectServers: false },
+      host,
+    );
   };
 }
+
+/** A host with no server to start: no tools, and nothing loaded. */
+const NO_SERVERS: ToolProvider = {
+  name: "MCP servers",
+  list: () => [],
+  classify: () => ({ kind: "fixed", class: "unknown", detail: "not an MCP tool of this run" }),
+  run: (invocation) =>
+    Promise.resolve({
+      ok: false,
+      error: { kind: "unknown_tool", message: `${invocation.name} is not an MCP tool of this run` },
+    }),
+};

@@ -5,29 +5,23 @@
  *
  * @module
  */
-import { isAbsolute, join, resolve } from "node:path";
+export { checkOpenSession } from "./check_open_session.ts";
+import { join, resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import type { Approver } from "../approval/approver.ts";
 import { type Clarifier, NoOperatorClarifier } from "../approval/clarifier.ts";
 import { NonInteractiveApprover } from "../approval/non_interactive_approver.ts";
 import type { SandboxContext } from "../broker/render_sandbox.ts";
 import type { SandboxBroker } from "../broker/sandbox_broker.ts";
-import { type TrustLevel, TrustLevelSchema } from "../config/trust_level.ts";
+import { type TrustLevel } from "../config/trust_level.ts";
 import type { Classifier } from "../danger/classifier.ts";
 import type { Clock } from "../llm/clock.ts";
 import type { GitCheckpointStore } from "../checkpoint/git_checkpoint_store.ts";
 import { initialMessages, instructionsIn } from "../loop/initial_messages.ts";
 import type { OpenSession } from "../session/session_store.ts";
 import { buildGate } from "./build_gate.ts";
-import { readOnlyWorkspace } from "../config/read_only_workspace.ts";
+import { tornTailWarning, workspaceWarnings } from "./_host_warnings.ts";
 import { buildModel, type ModelFactory } from "./build_model.ts";
-import {
-  checkBoolean,
-  checkMethods,
-  checkObject,
-  checkString,
-  checkStrings,
-} from "./check_option.ts";
 import { buildBroker, resolveAddDirs, resolveWorkspace, type Settings } from "./compose.ts";
 import type { RuntimeEvent } from "./event_subscription.ts";
 import { HostCheckpoints } from "./host_checkpoints.ts";
@@ -36,9 +30,10 @@ import { CHECKPOINTS_OFF, openCheckpointStore } from "./stored_sessions.ts";
 import { runtimeTools } from "./runtime_tools.ts";
 import { SessionHost } from "./session_host.ts";
 import { resolveHostConfig } from "./host_config.ts";
+import type { AskProjectMcpServer } from "../config/approve_project_mcp_servers.ts";
+import { projectServers } from "./host_project_mcp_servers.ts";
 import { readContextFiles } from "./read_context_files.ts";
 import {
-  checkToolProviderSources,
   resolveToolProviders,
   type ToolProviderHost,
   type ToolProviderSource,
@@ -114,6 +109,12 @@ export interface OpenSessionOptions {
    * called with this host. @default none
    */
   tools?: readonly ToolProviderSource[];
+  /**
+   * Whether a project MCP server (`odek.jsonc`) without a stored approval of its entry may start:
+   * `once`, `always` (stored under ODEK_HOME) or `deny`; the approved reach tool providers as
+   * `host.projectMcpServers`. @default nobody to ask: such a server stays inert, with a warning
+   */
+  askProjectMcpServer?: AskProjectMcpServer;
 }
 
 /** What the runtime lends a host while it opens (its workspace-independent parts). */
@@ -132,60 +133,6 @@ export interface RuntimeParts {
 }
 
 /**
- * Check `openSession`'s arguments.
- *
- * @throws {TypeError} / {@linkcode RangeError} naming the option
- */
-export function checkOpenSession(
-  target: SessionTarget,
-  options: OpenSessionOptions,
-  cwd: string | undefined,
-): void {
-  checkObject("target", target);
-  checkString("target.task", target.task, { nonEmpty: true });
-  checkString("target.sessionId", target.sessionId, { nonEmpty: true });
-  if (target.task === undefined && target.sessionId === undefined) {
-    throw new TypeError("target needs a task (a new session) or a sessionId (an existing one)");
-  }
-  checkObject("options", options);
-  for (const key of ["workspace", "record", "replay"] as const) {
-    checkString(key, options[key], { nonEmpty: true });
-    const value = options[key];
-    if (value !== undefined && !isAbsolute(value) && cwd === undefined) {
-      throw new RangeError(
-        `${key} must be an absolute path (the runtime has no cwd), got ${JSON.stringify(value)}`,
-      );
-    }
-  }
-  checkBoolean("dedicatedWorkspace", options.dedicatedWorkspace);
-  checkStrings("addDirs", options.addDirs);
-  for (const [index, spec] of (options.addDirs ?? []).entries()) {
-    if (!isAbsolute(spec) && cwd === undefined) {
-      throw new RangeError(
-        `addDirs[${index}] must be an absolute path (the runtime has no cwd), got ${
-          JSON.stringify(spec)
-        }`,
-      );
-    }
-  }
-  if (options.trust !== undefined && !TrustLevelSchema.safeParse(options.trust).success) {
-    throw new RangeError(
-      `trust must be "untrusted", "standard" or "trusted", got ${JSON.stringify(options.trust)}`,
-    );
-  }
-  checkMethods("approver", options.approver, ["decide"]);
-  checkBoolean("reaskApprovals", options.reaskApprovals);
-  checkMethods("clarifier", options.clarifier, ["ask"]);
-  checkString("model", options.model, { nonEmpty: true });
-  checkString("baseUrl", options.baseUrl);
-  if (options.baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(options.baseUrl)) {
-    throw new RangeError(`baseUrl must be an http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
-  }
-  checkString("system", options.system);
-  checkToolProviderSources("tools", options.tools);
-}
-
-/**
  * Open a host: resolve and validate the workspace and added directories, build the model client,
  * the gate and the broker (with its egress proxy), then create the session (with its first
  * messages) or open the existing one.
@@ -199,9 +146,12 @@ export async function openSessionHost(
   options: OpenSessionOptions,
 ): Promise<SessionHost> {
   const { settings, cwd } = parts;
+  performance.mark("odek:open");
   // Both are the runtime's, built once; asking now overlaps them with the checks below.
   const classifier = parts.classifier();
   const context = parts.sandboxContext();
+  context.then(() => performance.mark("odek:context-ready"));
+  classifier.then(() => performance.mark("odek:classifier-ready"));
   const existing = target.task === undefined ? await settings.store.open(target.sessionId) : null;
   let session: OpenSession | undefined = existing ?? undefined;
   let broker: SandboxBroker | undefined;
@@ -232,14 +182,20 @@ export async function openSessionHost(
     const { workspace } = resolved;
     // This workspace's project layer, tightened: what this host's parts below run with.
     const hostConfig = await resolveHostConfig(settings, workspace);
+    performance.mark("odek:hostconfig");
     const host: Settings = { ...settings, config: hostConfig.config };
     const warnings: string[] = [...hostConfig.warnings];
+    const trust = options.trust ?? host.config.trustLevel;
+    const projectMcpServers = await projectServers(settings, hostConfig, workspace, trust, {
+      ask: options.askProjectMcpServer,
+      signal: closing.signal,
+      warnings,
+    });
     const model = options.model ?? meta?.model ?? host.config.model;
     const addDirs = await resolveAddDirs(settings, options.addDirs ?? [], cwd);
-    const at = (
-      path: string | undefined,
-    ) => (path === undefined ? undefined : resolve(cwd ?? "/", path));
+    const at = (path?: string) => (path === undefined ? undefined : resolve(cwd ?? "/", path));
     const replay = at(options.replay);
+    performance.mark("odek:pre-model");
     const modelClient = await buildModel(host, {
       model,
       baseUrl,
@@ -249,7 +205,9 @@ export async function openSessionHost(
       ...(parts.fetch ? { fetch: parts.fetch } : {}),
       ...(parts.clock ? { clock: parts.clock } : {}),
     });
-    const trust = options.trust ?? host.config.trustLevel;
+    // Its SDK loads while the broker and the session are set up.
+    modelClient.prepare?.();
+    performance.mark("odek:model");
     const { denyRules } = hostConfig;
     broker = await buildBroker(host, resolved, {
       context,
@@ -260,15 +218,11 @@ export async function openSessionHost(
     });
     // The scratch and the shared network namespace belong to the host (design §8.1).
     warnings.push(...(await broker.start()));
-    const readOnly = await readOnlyWorkspace(workspace);
-    if (readOnly) warnings.push(readOnly);
-    const scanned = broker.workspaceFacts?.(workspace).truncated;
-    if (scanned) {
-      warnings.push(
-        `the workspace is too large to scan whole for files the host runs later (${scanned}): protected files there are still refused by the file tools and asked about, but not bound read-only or reverted after a call. Work in a smaller directory (--workspace) to have them all.`,
-      );
-    }
-    const hostBroker = broker;
+    performance.mark("odek:broker-start");
+    warnings.push(
+      ...await workspaceWarnings(workspace, broker.workspaceFacts(workspace).truncated),
+    );
+    performance.mark("odek:readonly");
     const gateOptions = {
       classifier: await classifier,
       approver: options.approver ?? new NonInteractiveApprover(),
@@ -276,9 +230,10 @@ export async function openSessionHost(
       denyRules,
       scratchDir: await broker.scratchDir(),
       hostPorts: (await broker.sharesNetwork()) ? host.config.network.allowHostPorts : [],
-      facts: () => hostBroker.workspaceFacts(workspace),
+      facts: broker.workspaceFacts.bind(broker, workspace),
     };
     const gate = buildGate(host, resolved, { ...gateOptions, trustLevel: trust });
+    performance.mark("odek:gate");
     if (!session) {
       const task = target.task!;
       session = await settings.store.create({
@@ -316,8 +271,9 @@ export async function openSessionHost(
       });
       for (const message of messages) await session.append(message);
     }
-    const { denoPath, denoDir } = await context;
+    performance.mark("odek:session");
     // What delegate_tasks needs beyond the public host (the key stays in `modelClient`).
+    const { denoPath, denoDir } = await context;
     const subagents: SubagentHostParts = {
       model: modelClient,
       modelName: model,
@@ -329,6 +285,8 @@ export async function openSessionHost(
       logDir: join(settings.paths.odekHome, "logs", "subagents"),
       maxConcurrency: host.config.subagents.maxConcurrency,
     };
+    const clarifier = options.clarifier ??
+      new NoOperatorClarifier("no operator is attached to this run");
     const resolvedTools = await resolveToolProviders([...parts.tools, ...(options.tools ?? [])], {
       sessionId: session.meta.id,
       workspace,
@@ -337,17 +295,15 @@ export async function openSessionHost(
       broker,
       signal: closing.signal,
       [SUBAGENT_HOST]: subagents,
+      projectMcpServers,
+      clarifier,
     } as WithSubagentHost<ToolProviderHost>);
     disposeProviders = resolvedTools.dispose;
     const tools = runtimeTools(resolvedTools.providers);
     const current = session.meta;
-    const torn = session.tornTail;
-    if (torn) {
-      warnings.push(
-        `the end of session ${current.id}'s journal was damaged (${torn.bytes} bytes after its last whole record, a crash while writing?): they were moved to ${torn.path}, and the session goes on from its last whole record.`,
-      );
-    }
+    if (session.tornTail) warnings.push(tornTailWarning(current.id, session.tornTail));
     checkpointStore = await openCheckpointStore(settings, workspace, current.id);
+    performance.mark("odek:checkpoints");
     const store = checkpointStore;
     return new SessionHost({
       settings: host,
@@ -356,8 +312,7 @@ export async function openSessionHost(
       model: modelClient,
       broker,
       gate,
-      clarifier: options.clarifier ??
-        new NoOperatorClarifier("no operator is attached to this run"),
+      clarifier,
       tools,
       closeTools: async () => {
         closing.abort();

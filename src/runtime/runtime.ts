@@ -13,7 +13,6 @@ import type { AddDir } from "../config/add_dirs.ts";
 import type { OdekConfig } from "../config/odek_config.ts";
 import type { OdekPaths } from "../config/odek_paths.ts";
 import type { Classifier } from "../danger/classifier.ts";
-import { createClassifier } from "../danger/create_classifier.ts";
 import type { Clock } from "../llm/clock.ts";
 import { type ListedModel, listModels } from "../llm/list_models.ts";
 import type { SessionStore } from "../session/session_store.ts";
@@ -256,7 +255,13 @@ export class Runtime implements AsyncDisposable {
    * @internal for odek's own surfaces (`odek classify`); not part of the library API
    */
   classifier(): Promise<Classifier> {
-    this.#classifier ??= handled(createClassifier());
+    // Computed: a static or literal import would load the classifier (its tables and the Bash
+    // parser, ~40 modules) with every command; this way it loads while a session host opens.
+    this.#classifier ??= handled(
+      (import(new URL("../danger/create_classifier.ts", import.meta.url).href) as Promise<
+        typeof import("../danger/create_classifier.ts")
+      >).then(({ createClassifier }) => createClassifier()),
+    );
     return this.#classifier;
   }
 

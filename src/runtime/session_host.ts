@@ -7,6 +7,7 @@
  */
 import { WorkspaceGuard } from "../broker/workspace_guard.ts";
 import type { ChatMessage } from "../_util/chat_message.ts";
+import type { DiffOptions, FileChange } from "../checkpoint/checkpoint_store.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { Redactor } from "../_util/redact_known_values.ts";
 import type { AddDir } from "../config/add_dirs.ts";
@@ -18,11 +19,19 @@ import { checkRunLimits } from "../loop/check_run_limits.ts";
 import { newRunId } from "../loop/make_run_event.ts";
 import type { PendingToolCall, SessionMeta, SessionMetaPatch } from "../session/session_store.ts";
 import { budgetsFromConfig } from "./budgets_from_config.ts";
-import { checkFunction, checkObject, checkSignal, checkString } from "./check_option.ts";
+import {
+  checkBoolean,
+  checkFunction,
+  checkObject,
+  checkSignal,
+  checkString,
+} from "./check_option.ts";
 import { contextOptionsFor } from "./context_options.ts";
 import { priorSpend } from "./prior_spend.ts";
 import { Run } from "./run.ts";
+import { directCallModel } from "./direct_call_model.ts";
 import { prepareTurn } from "./_prepare_turn.ts";
+import { checkToolCall, definedOnly } from "./_run_option_checks.ts";
 import {
   listTurns,
   type RewindOutcome,
@@ -171,6 +180,21 @@ export class SessionHost implements AsyncDisposable {
   }
 
   /**
+   * What the session changed in the workspace: how the files differ now from the checkpoint
+   * before its first writing turn (`[]` when no turn wrote, or checkpoints are off — see
+   * {@linkcode SessionHost.checkpointsOff}). Files changed outside odek since count too.
+   *
+   * @param options `withDiff` adds each text file's unified diff (at most `maxDiffLines` lines)
+   * @returns the changed files, by path
+   */
+  async changes(options: DiffOptions = {}): Promise<FileChange[]> {
+    const store = this.#parts.checkpoints.store;
+    const first = this.turns().find((turn) => turn.checkpoint !== undefined)?.checkpoint;
+    if (!store || first === undefined) return [];
+    return await store.diff(first, undefined, options);
+  }
+
+  /**
    * Take the session back to before a turn (default: the last, an undo): its files, its
    * conversation, or both (see {@linkcode rewindSession}). Not while a run is going.
    *
@@ -188,13 +212,8 @@ export class SessionHost implements AsyncDisposable {
     try {
       const { checkpoints, session } = this.#parts;
       const guard = new WorkspaceGuard({ home: this.#parts.settings.paths.home });
-      return await rewindSession(
-        session,
-        checkpoints.store,
-        request,
-        checkpoints.off,
-        () => guard.facts(this.workspace).protectedExtra,
-      );
+      const extra = () => guard.facts(this.workspace).protectedExtra;
+      return await rewindSession(session, checkpoints.store, request, checkpoints.off, extra);
     } finally {
       this.#starting = false;
     }
@@ -219,6 +238,8 @@ export class SessionHost implements AsyncDisposable {
     checkString("message", options.message);
     checkSignal("signal", options.signal);
     checkFunction("stepRunner", options.stepRunner);
+    checkBoolean("compact", options.compact);
+    checkToolCall(options);
     checkObject("budgets", options.budgets, true);
     const { maxIterations, maxToolParallel, ...overrides } = options.budgets ?? {};
     checkRunLimits(
@@ -271,16 +292,24 @@ export class SessionHost implements AsyncDisposable {
     const run = new Run({
       runId: newRunId(),
       session,
-      model: this.#parts.model,
+      model: options.toolCall
+        ? directCallModel({
+          id: options.toolCall.id ?? `direct-${crypto.randomUUID()}`,
+          ...options.toolCall,
+        })
+        : this.#parts.model,
       broker: this.#parts.broker,
       gate: this.#parts.gate,
       clarifier: this.#parts.clarifier,
       tools: this.#parts.tools,
       messages,
-      maxIterations: limits.maxIterations ?? config.budgets.maxIterations,
+      maxIterations: options.toolCall ? 2 : limits.maxIterations ?? config.budgets.maxIterations,
       maxToolParallel: limits.maxToolParallel ?? config.budgets.maxToolParallel,
       budgets,
-      context: contextOptionsFor(config, model),
+      context: {
+        ...contextOptionsFor(config, model),
+        ...(options.compact ? { compactFirst: true } : {}),
+      },
       toolOutput: config.toolOutput,
       sandbox: config.sandbox,
       resumed,
@@ -367,10 +396,4 @@ export class SessionHost implements AsyncDisposable {
       }
     }
   }
-}
-
-function definedOnly(budgets: RunBudgets): RunBudgets {
-  return Object.fromEntries(
-    Object.entries(budgets).filter(([, value]) => value !== undefined),
-  ) as RunBudgets;
 }

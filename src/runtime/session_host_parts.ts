@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { DirectToolCall } from "./direct_call_model.ts";
 import type { SessionHost } from "./session_host.ts";
 import type { Clarifier } from "../approval/clarifier.ts";
 import type { ToolBroker } from "../broker/tool_broker.ts";
@@ -63,11 +64,25 @@ export interface StartRunOptions {
   /** Aborting it interrupts the run; a string reason (e.g. `"SIGINT"`) names what stopped it. */
   signal?: AbortSignal;
   /**
+   * Before the first model request, fold the earlier turns (every unprotected turn group but the
+   * newest) into the rolling digest, whatever the context estimate (the interactive `/compact`;
+   * docs/context.md). With `context.compaction` off they are only left out. @default false
+   */
+  compact?: boolean;
+  /**
    * Wraps the run's steps (a durable engine): given the default runner's journal, return the
    * runner. @default every step recorded in the session journal
    * @internal for odek's durable engine; not part of the library API yet
    */
   stepRunner?: (journal: StepJournal) => StepRunner;
+  /**
+   * Run exactly this tool call, named by the surface rather than the model (an MCP client of
+   * `odek mcp serve`): the run's one step is the call — validated, classified, approved,
+   * sandboxed and journaled like a model's — and the run ends after its result, which is the
+   * last tool message of `host.messages` (id `toolCall.id`). Needs `message` (what the caller
+   * asked, recorded as the user's turn). No model request is made. @default the model decides
+   */
+  toolCall?: DirectToolCall;
 }
 
 /** What a host is made of (built by `openSessionHost`). */

@@ -7,7 +7,7 @@
  */
 import { WorkspaceGuard } from "../broker/workspace_guard.ts";
 import { join } from "node:path";
-import { GitCheckpointStore } from "../checkpoint/git_checkpoint_store.ts";
+import type { GitCheckpointStore } from "../checkpoint/git_checkpoint_store.ts";
 import type { SessionSummary } from "../session/session_store.ts";
 import { resolveWorkspace, type Settings } from "./compose.ts";
 import {
@@ -114,6 +114,10 @@ export async function openCheckpointStore(
 ): Promise<GitCheckpointStore | undefined> {
   const { checkpoints } = settings.config;
   if (!checkpoints.enabled) return undefined;
+  // Computed: the store (a git object writer, zlib, ignore rules) loads only when a session opens
+  // with checkpoints on, not with every command.
+  const { GitCheckpointStore }: typeof import("../checkpoint/git_checkpoint_store.ts") =
+    await import(new URL("../checkpoint/git_checkpoint_store.ts", import.meta.url).href);
   return await GitCheckpointStore.open({
     dir: join(settings.paths.odekHome, "checkpoints"),
     workspace,

@@ -7,7 +7,9 @@
  */
 import { OdekError } from "../_util/odek_error.ts";
 import type { ToolBroker } from "../broker/tool_broker.ts";
+import type { Clarifier } from "../approval/clarifier.ts";
 import type { AddDir } from "../config/add_dirs.ts";
+import type { ApprovedProjectMcpServer } from "../config/approve_project_mcp_servers.ts";
 import type { TrustLevel } from "../config/trust_level.ts";
 import type { ToolProvider } from "../loop/tool_provider.ts";
 
@@ -41,6 +43,16 @@ export interface ToolProviderHost {
   readonly broker: ToolBroker;
   /** Aborted when the host closes (after its last run ended). */
   readonly signal: AbortSignal;
+  /**
+   * The workspace's project MCP servers (`odek.jsonc`) the operator approved when the host
+   * opened: the only form in which a project server may reach the MCP client. @default none
+   */
+  readonly projectMcpServers?: readonly ApprovedProjectMcpServer[];
+  /**
+   * The host's clarifier: a provider's tool may put a question or a form to the operator
+   * (`ask`, `elicit`). @default nobody answers
+   */
+  readonly clarifier?: Clarifier;
 }
 
 /**

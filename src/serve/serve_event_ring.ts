@@ -64,6 +64,11 @@ export class ServeEventRing {
     return { subscription, resumed: true };
   }
 
+  /** Streams following the ring now. */
+  get size(): number {
+    return this.#hub.size;
+  }
+
   /** End every stream. */
   end(): void {
     this.#hub.end();

@@ -16,8 +16,19 @@ import { requestToken, TOKEN_COOKIE, tokenMatches } from "./serve_guard.ts";
 export const WEB_FILES: Readonly<Record<string, string>> = {
   "/app.js": "app.js",
   "/style.css": "style.css",
-  "/markdown.js": "markdown.js",
   "/favicon.svg": "favicon.svg",
+};
+
+/**
+ * The page's libraries, served from the pinned npm packages of the checkout's `node_modules`
+ * (no CDN): markdown (marked), its sanitiser (DOMPurify) and code highlighting (highlight.js).
+ */
+export const VENDOR_FILES: Readonly<Record<string, string>> = {
+  "/vendor/marked.js": "marked/lib/marked.umd.js",
+  "/vendor/purify.js": "dompurify/dist/purify.min.js",
+  "/vendor/highlight.js": "@highlightjs/cdn-assets/highlight.min.js",
+  "/vendor/highlight-light.css": "@highlightjs/cdn-assets/styles/github.min.css",
+  "/vendor/highlight-dark.css": "@highlightjs/cdn-assets/styles/github-dark.min.css",
 };
 
 const TYPES: Record<string, string> = {
@@ -53,9 +64,23 @@ export function registerPage(app: OpenAPIHono, ctx: AppContext): void {
     if (!tokenMatches(requestToken(c), ctx.token)) return c.html(LOCKED, 401);
     return c.html(await Deno.readTextFile(join(dir, "index.html")), 200);
   });
-  for (const [path, file] of Object.entries(WEB_FILES)) {
+  const modules = join(ctx.runtime.paths.installDir, "node_modules");
+  const files: [string, string][] = [
+    ...Object.entries(WEB_FILES).map(([path, file]): [string, string] => [path, join(dir, file)]),
+    ...Object.entries(VENDOR_FILES).map(([path, file]): [string, string] => [
+      path,
+      join(modules, file),
+    ]),
+  ];
+  for (const [path, file] of files) {
     app.get(path, async (c) => {
-      const body = await Deno.readFile(join(dir, file));
+      let body: Uint8Array<ArrayBuffer>;
+      try {
+        body = await Deno.readFile(file);
+      } catch {
+        // without the library the page shows plain text (run "deno task setup")
+        return c.text(`${path} is not installed: run "deno task setup".`, 404);
+      }
       c.header("Content-Type", TYPES[extname(file)] ?? "application/octet-stream");
       c.header("Cache-Control", "no-cache");
       return c.body(body, 200);

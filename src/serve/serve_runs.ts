@@ -1,8 +1,7 @@
 /**
- * The runs of one `odek serve`: each on a session host of its own, at most `maxConcurrentRuns`
- * at once, one at a time per workspace (the rest queue with the reason), every event kept in
- * memory and on disk, and what was queued or going when a server stopped started again when the
- * next one starts (design §8.3: a pending approval is asked again, never denied).
+ * The runs of one `odek serve`: each on a host of its own, at most `maxConcurrentRuns` at once, one
+ * per workspace at a time (the rest queue with the reason), events kept in memory and on disk,
+ * and what was queued or going restarted by the next server (§8.3: approvals asked again).
  *
  * @module
  */
@@ -62,7 +61,7 @@ export class ServeRuns implements AsyncDisposable {
   readonly #runtime: Runtime;
   readonly #requests: OperatorRequests;
   readonly #cap: number;
-  readonly #dispatch: ServeRunDispatch | undefined;
+  readonly #dispatch?: ServeRunDispatch;
   readonly #roots: readonly string[];
   readonly #tools: readonly ToolProviderSource[];
   readonly #records: RunRecords;
@@ -80,7 +79,7 @@ export class ServeRuns implements AsyncDisposable {
     this.#runtime = options.runtime;
     this.#requests = options.requests;
     this.#cap = options.maxConcurrentRuns ?? 4;
-    this.#dispatch = options.dispatch;
+    if (options.dispatch) this.#dispatch = options.dispatch;
     this.#roots = options.workspaceRoots ?? [];
     this.#tools = options.tools ?? [];
     this.#records = new RunRecords(
@@ -296,9 +295,13 @@ export class ServeRuns implements AsyncDisposable {
     }
     const queuedKey = record.key;
     try {
-      const target = record.task !== undefined
+      // a new session's task, unless a server that stopped had created the session already
+      const target = record.task !== undefined && !(await this.#exists(record.sessionId))
         ? { task: record.task, sessionId: record.sessionId }
         : { sessionId: record.sessionId };
+      if (!("task" in target) && record.task !== undefined && record.message === undefined) {
+        record.resume = true;
+      }
       live.host = await this.#runtime.openSession(target, {
         workspace: record.workspace,
         approver: this.#requests.approverFor(record.sessionId),
@@ -373,6 +376,8 @@ export class ServeRuns implements AsyncDisposable {
     }
     if (event.type === "run_completed" || event.type === "run_failed") {
       this.#records.closeEvents(event.run_id);
+      // its last event is on disk: its events replay from the file, the run is not kept
+      this.#runs.delete(event.run_id);
     }
   }
 

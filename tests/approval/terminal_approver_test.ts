@@ -272,3 +272,76 @@ Deno.test({
     assert.match(run.screen, /\| \+the-rest-of-the-diff/);
   },
 });
+
+/** An operator terminal that answers from a script: keys for readKey, lines for readLine. */
+function scriptedTerminal(answers: { keys?: (string | null)[]; lines?: (string | null)[] }) {
+  const asked: { kind: "key" | "line"; choices?: string }[] = [];
+  let screen = "";
+  let opened = 0;
+  let closed = 0;
+  const terminal = {
+    open: () => {
+      opened++;
+      return {
+        write: (text: string) => Promise.resolve(void (screen += text)),
+        readLine: () => {
+          asked.push({ kind: "line" });
+          return Promise.resolve(answers.lines?.shift() ?? null);
+        },
+        readKey: (choices: string) => {
+          asked.push({ kind: "key", choices });
+          return Promise.resolve(answers.keys?.shift() ?? null);
+        },
+        close: () => void closed++,
+      };
+    },
+  };
+  return { terminal, asked, screen: () => screen, counts: () => ({ opened, closed }) };
+}
+
+Deno.test("TerminalApprover with an operator terminal: choices are single keys, reasons and the friction word are lines", async () => {
+  const { ApprovalMemory } = await import("../../src/approval/approval_memory.ts");
+  const memory = new ApprovalMemory();
+  const t = scriptedTerminal({ keys: ["y", "n", "a"], lines: ["too risky"] });
+  const approver = new TerminalApprover({ terminal: t.terminal, memory });
+  const answers = await approver.decide({
+    calls: [
+      askingCall("c1", ["network"]),
+      askingCall("c2", ["system_write"]),
+      askingCall("c3", ["network"]),
+    ],
+  });
+  assert.deepEqual(answers.map((a) => [a.callId, a.approved, a.scope]), [
+    ["c1", true, "once"],
+    ["c2", false, "once"],
+    ["c3", true, "class"],
+  ]);
+  assert.match(answers[1].reason ?? "", /Denied by the operator: too risky/);
+  assert.deepEqual(t.asked, [
+    { kind: "key", choices: "yna" },
+    { kind: "key", choices: "yna" },
+    { kind: "line" },
+    { kind: "key", choices: "yna" },
+  ]);
+  assert.match(t.screen(), /odek asks before running 3 tool calls/);
+  assert.deepEqual(t.counts(), { opened: 1, closed: 1 });
+  // After three approvals of a class within a minute, the word is typed (a line), never one key.
+  const friction = new ApprovalMemory();
+  for (let i = 0; i < 3; i++) friction.recordApproval(["system_write"]);
+  const f = scriptedTerminal({ keys: ["y"], lines: ["approve"] });
+  const [answer] = await new TerminalApprover({ terminal: f.terminal, memory: friction }).decide({
+    calls: [askingCall("c4", ["system_write"])],
+  });
+  assert.equal(answer.approved, true);
+  assert.deepEqual(f.asked, [{ kind: "line" }]);
+});
+
+Deno.test("TerminalApprover with an operator terminal: no key (Esc interrupts) denies, and the terminal is closed", async () => {
+  const t = scriptedTerminal({ keys: [null] });
+  const [answer] = await new TerminalApprover({ terminal: t.terminal }).decide({
+    calls: [askingCall("c1", ["network"])],
+  });
+  assert.equal(answer.approved, false);
+  assert.match(answer.reason ?? "", /the terminal closed before the operator answered/);
+  assert.deepEqual(t.counts(), { opened: 1, closed: 1 });
+});

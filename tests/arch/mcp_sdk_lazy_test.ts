@@ -4,38 +4,56 @@ import { ROOT } from "./_source_files.ts";
 
 const read = (path: string) => Deno.readTextFile(join(ROOT, path));
 
-/** Value imports (not `import type`, not dynamic `import()`): what loading a module loads. */
-function staticValueImports(text: string): string[] {
-  const out: string[] = [];
-  const pattern = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^;]*?from\s+["']([^"']+)["']/g;
-  for (const m of text.matchAll(pattern)) if (!m[2]) out.push(m[3]);
-  for (const m of text.matchAll(/(?:^|\n)\s*import\s+["']([^"']+)["']/g)) out.push(m[1]);
-  return out;
-}
-
-Deno.test("the MCP SDK loads only when a server is configured: no static import path from main.ts reaches it", async () => {
+/**
+ * What Deno loads with `entry`: its static imports and every literal `import("…")`, transitively
+ * (Deno pre-loads the graph of a literal dynamic import together with its importer's; only a
+ * computed specifier defers a module until the import runs). From `deno info --json`.
+ */
+async function loadedWith(entry: string): Promise<Set<string>> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "--config", join(ROOT, "deno.json"), join(ROOT, entry)],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    roots: string[];
+    modules: { specifier: string; dependencies?: { code?: { specifier?: string } }[] }[];
+  };
+  const bySpecifier = new Map(graph.modules.map((m) => [m.specifier, m]));
   const seen = new Set<string>();
-  const reached: string[] = [];
-  const queue = [
-    "main.ts",
-    "src/cli/main.ts",
-    "src/cli/run_command.ts",
-    "src/cli/continue_command.ts",
-    "src/mcp/mod.ts",
-  ];
+  const queue = [...graph.roots];
   while (queue.length > 0) {
-    const file = queue.shift()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    for (const spec of staticValueImports(await read(file))) {
-      if (spec.startsWith("@modelcontextprotocol/")) reached.push(`${file} imports ${spec}`);
-      if (spec.startsWith(".")) queue.push(normalize(join(dirname(file), spec)));
+    const specifier = queue.pop()!;
+    if (seen.has(specifier)) continue;
+    seen.add(specifier);
+    for (const dep of bySpecifier.get(specifier)?.dependencies ?? []) {
+      if (dep.code?.specifier) queue.push(dep.code.specifier);
     }
   }
-  assert.ok(seen.has("src/mcp/mcp_tools.ts"), "the run command reaches the MCP entry");
-  assert.deepEqual(reached, []);
-  // ...and the entry does load it on demand.
-  assert.match(await read("src/mcp/mcp_tools.ts"), /await import\("\.\/_mcp_provider\.ts"\)/);
+  return seen;
+}
+
+Deno.test("odek run loads neither the MCP SDK nor the openai SDK with its modules: both load on demand", async () => {
+  const loaded = await loadedWith("src/cli/run_command.ts");
+  assert.ok(
+    [...loaded].some((s) => s.endsWith("/src/mcp/mcp_tools.ts")),
+    "the run command reaches the MCP entry",
+  );
+  const sdks = [...loaded].filter((s) =>
+    /^npm:\/?(@modelcontextprotocol\/|openai@)/.test(s) || s.endsWith("/src/llm/_openai_sdk.ts")
+  );
+  assert.deepEqual(sdks, []);
+  // ...and each entry does load its SDK on demand.
+  assert.match(await read("src/mcp/mcp_tools.ts"), /import\(\s*new URL\("\.\/_mcp_provider\.ts"/);
+  assert.match(await read("src/llm/openai_model.ts"), /import\(\s*new URL\("\.\/_openai_sdk\.ts"/);
+});
+
+Deno.test("the CLI dispatcher loads one command's modules, not every command's", async () => {
+  const loaded = [...(await loadedWith("main.ts"))].filter((s) => s.includes("/src/"));
+  assert.ok(loaded.length < 15, `main.ts loads ${loaded.length} modules:\n${loaded.join("\n")}`);
+  const cli = [...(await loadedWith("src/cli/main.ts"))].filter((s) => s.includes("/src/"));
+  assert.ok(!cli.some((s) => s.endsWith("/run_command.ts")), cli.join("\n"));
 });
 
 Deno.test("both MCP conformance suites are pinned in the test tasks, the same in each, and nowhere in the import map", async () => {

@@ -81,7 +81,7 @@ Deno.test("odek mcp logout forgets a login; login and logout refuse stdio and un
   assert.match(l.io.err, /no MCP server "nope" in mcpServers \(servers: fs, api, off\)/);
   assert.equal(await main(["mcp", "dance"], l.io), 2);
   assert.equal(await main(["mcp", "--help"], l.io), 0);
-  assert.match(l.io.out, /Usage: odek mcp <list\|login\|logout>/);
+  assert.match(l.io.out, /Usage: odek mcp <list\|login\|logout\|serve>/);
 });
 
 Deno.test("mcpServers is validated: names, and one of command or url", async (t) => {

@@ -40,6 +40,9 @@ Deno.test("each key a project may not set is ignored with one warning naming the
     dedicatedWorkspace: true,
     "checkpoints.enabled": false,
     "network.allowHostPorts": [5432],
+    "mcpServe.workspaces": ["/var/tmp/outside"],
+    "serve.maxConcurrentRuns": 64,
+    "serve.workspaceRoots": ["/var/tmp/outside"],
     "queue.url": "postgres://odek@127.0.0.1:5432/odek",
   };
   const refused = Object.entries(PROJECT_KEY_RULES).filter(([, r]) => r.type === "refuse");

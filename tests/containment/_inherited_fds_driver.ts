@@ -10,6 +10,7 @@ import { SandboxBroker } from "../../src/broker/sandbox_broker.ts";
 import { sandboxContextFromEnvironment } from "../../src/broker/sandbox_context.ts";
 import type { Verdict } from "../../src/danger/verdict.ts";
 import { makeSandboxFixture } from "../_helpers/sandbox.ts";
+import { processesAppear } from "../broker/_processes.ts";
 
 const contained: Verdict = {
   parts: [{ riskClass: "code_execution", subject: "fds", targets: [] }],
@@ -43,7 +44,8 @@ for (const mode of ["bwrap", "none"] as const) {
       verdict: contained,
     });
     broker.prepare(); // a spare sandbox, started now, takes the next command
-    await new Promise((r) => setTimeout(r, 300));
+    // Wait for this fixture's spare (its command line names the marker word and this workspace).
+    if (mode === "bwrap") await processesAppear("odek-standby", fixture.workspace);
     results[`${mode}_spare`] = await broker.run({
       id: "p",
       name: "shell",
@@ -56,11 +58,14 @@ for (const mode of ["bwrap", "none"] as const) {
       args: { command: LIST },
       verdict: contained,
     });
-    await new Promise((r) => setTimeout(r, 500));
-    results[`${mode}_bg`] = {
-      started,
-      output: await broker.run({ id: "o", name: "bg_output", args: { id: "bg1" } }),
-    };
+    // Wait (with a deadline) until the job has exited, then read its whole output.
+    for (let i = 0; i < 400; i++) {
+      const status = await broker.run({ id: `s${i}`, name: "bg_status", args: { id: "bg1" } });
+      if (!status.ok || !/ · running · /.test(status.output)) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const output = await broker.run({ id: "o", name: "bg_output", args: { id: "bg1" } });
+    results[`${mode}_bg`] = { started, output };
     // A file-tool child: its descriptors are listed from outside, by a shell of this test.
     results[`${mode}_read`] = await broker.run({ id: "r", name: "read_file", args: { path: "." } });
     results[`${mode}_child_fds`] = await childDescriptors(fixture.workspace);

@@ -132,6 +132,17 @@ const EXPORTS: Record<string, string[]> = {
     "ElicitationFieldBase",
     "ElicitationOption",
     "ElicitationValue",
+    // Project MCP servers and odek as an MCP server.
+    "ApprovedProjectMcpServer",
+    "AskProjectMcpServer",
+    "McpServerAnswer",
+    "McpServerApprovalRequest",
+    "ProjectMcpServer",
+    "DirectToolCall",
+    "serveMcp",
+    "McpServeOptions",
+    "McpServeHandle",
+    "McpServeTransport",
     // Undo and rewind.
     "ConflictAnswer",
     "RewindOutcome",
@@ -140,6 +151,8 @@ const EXPORTS: Record<string, string[]> = {
     "WorkspaceSessions",
     "RestoreResult",
     "UnrecordedPath",
+    "DiffOptions",
+    "FileChange",
   ],
   "src/testing/mod.ts": [
     "FakeOpenAIServer",

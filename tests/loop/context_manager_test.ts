@@ -337,3 +337,40 @@ Deno.test("survival cuts the newest group's results when even they do not fit", 
   const survival = of(events, "context_trimmed").find((e) => e.data.mode === "survival");
   assert.equal(survival?.data.truncated_results, 1);
 });
+
+Deno.test("compactFirst folds every earlier group into the digest before the first request, however small", async () => {
+  const call = (id: string) => ({
+    id,
+    type: "function" as const,
+    function: { name: "shell", arguments: "{}" },
+  });
+  const earlier: ChatMessage[] = [
+    ...HEAD,
+    { role: "assistant", content: null, tool_calls: [call("old1")] },
+    { role: "tool", tool_call_id: "old1", content: "old output 1" },
+    { role: "assistant", content: "first answer" },
+    { role: "user", content: "now the next thing" },
+  ];
+  const run = await longRun(
+    0,
+    10,
+    { compactFirst: true },
+    () => ({ text: "we ran old1" }),
+    earlier,
+  );
+  assert.equal(run.sideCalls.length, 1, "one side call, although the context is tiny");
+  assert.match(String(run.sideCalls[0].messages.at(-1)?.content), /old output 1/);
+  const first = run.main[0].messages;
+  assert.deepEqual(first.slice(0, 2), HEAD);
+  assert.match(String(first[2].content), /we ran old1/);
+  assert.ok(!first.some((m) => m.role === "tool" || m.content === "first answer"));
+  assert.equal(first.at(-1)?.content, "now the next thing", "the newest group is sent");
+  assertWellFormed(first, HEAD, "first request");
+  assert.deepEqual(run.compactions.map((c) => c.coveredUntil), [5]);
+  const trims = run.events.filter((e) => e.type === "context_trimmed");
+  assert.deepEqual(trims.map((e) => (e.data as { mode: string; dropped_groups: number })), [
+    { ...(trims[0].data as object), mode: "manual", dropped_groups: 2 },
+  ]);
+  // Only the first request: a second one is not compacted again.
+  assert.equal(run.main.length, 1);
+});

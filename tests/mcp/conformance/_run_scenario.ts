@@ -45,14 +45,24 @@ export function expectedFailuresFile(revision: string): string {
   return `${HERE}expected_failures_${revision}.yml`;
 }
 
-/** The scenarios a revision's file expects to fail, each with its reason (the comment above). */
-export async function expectedFailures(revision: string): Promise<Map<string, string>> {
+/**
+ * The scenarios a revision's file expects to fail in one section (`client:` or `server:`), each
+ * with its reason (the comment above).
+ */
+export async function expectedFailures(
+  revision: string,
+  section: "client" | "server" = "client",
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   let reason: string[] = [];
   let afterEntry = false;
+  let current = "";
   for (const line of (await Deno.readTextFile(expectedFailuresFile(revision))).split("\n")) {
     const comment = /^\s+#\s?(.*)$/.exec(line);
     const entry = /^\s+-\s+(\S+)/.exec(line);
+    const heading = /^(\w+):/.exec(line);
+    if (heading) current = heading[1];
+    if (current !== section) continue;
     if (comment) {
       // A comment block gives its reason to the entries right below it.
       if (afterEntry) reason = [];
@@ -88,11 +98,47 @@ async function runner(pkg: string, args: string[], cwd: string): Promise<Scenari
 
 /** The client scenarios the suite lists. */
 export async function clientScenarios(pkg: string): Promise<string[]> {
+  return await listed(pkg, "Client");
+}
+
+/** The server scenarios the suite lists. */
+export async function serverScenarios(pkg: string): Promise<string[]> {
+  return await listed(pkg, "Server");
+}
+
+async function listed(pkg: string, kind: "Client" | "Server"): Promise<string[]> {
   const cwd = await Deno.makeTempDir({ prefix: "odek-conformance-" });
   try {
     const { output } = await runner(pkg, ["list"], cwd);
-    const section = output.split(/Client scenarios[^\n]*\n/)[1]?.split(/\n\S/)[0] ?? "";
+    const section = output.split(new RegExp(`${kind} scenarios[^\\n]*\\n`))[1]?.split(/\n\S/)[0] ??
+      "";
     return [...section.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]);
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+}
+
+/**
+ * Run one server scenario against `url` (a running `odek mcp serve --http`, its token in the
+ * path) with the revision's expected failures, like {@linkcode runScenario}.
+ */
+export async function runServerScenario(
+  pkg: string,
+  revision: string,
+  scenario: string,
+  url: string,
+): Promise<ScenarioRun> {
+  const cwd = await Deno.makeTempDir({ prefix: "odek-conformance-" });
+  try {
+    return await runner(pkg, [
+      "server",
+      "--url",
+      url,
+      "--scenario",
+      scenario,
+      "--expected-failures",
+      expectedFailuresFile(revision),
+    ], cwd);
   } finally {
     await Deno.remove(cwd, { recursive: true });
   }
