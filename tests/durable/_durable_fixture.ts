@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { QueueClient } from "../../src/durable/queue_client.ts";
 import { queueDispatch } from "../../src/durable/queue_dispatch.ts";
 import { createRuntime } from "../../src/runtime/create_runtime.ts";
-import { createApp } from "../../src/serve/create_app.ts";
+import { createApp, DEFAULT_SERVE_LIMITS } from "../../src/serve/create_app.ts";
 import { OperatorRequests } from "../../src/serve/operator_requests.ts";
 import { ServeRuns } from "../../src/serve/serve_runs.ts";
 import {
@@ -163,6 +163,7 @@ export async function durableFixture(
         requests,
         token,
         allowedHosts: ["127.0.0.1"],
+        limits: { ...DEFAULT_SERVE_LIMITS, runStartsPerMinute: 1000 },
         version: "test",
       });
       return (path, json) =>
