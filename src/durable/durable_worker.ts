@@ -168,7 +168,10 @@ async function runOnce(
   workerId: string,
 ): Promise<QueuedRunResult> {
   await using runtime = await options.runtime(store);
-  const target = request.task !== undefined
+  // A recovery of a first run whose worker died after creating the session resumes that session.
+  const exists = request.task !== undefined &&
+    await store.read(request.sessionId).then(() => true, () => false);
+  const target = request.task !== undefined && !exists
     ? { task: request.task, sessionId: request.sessionId }
     : { sessionId: request.sessionId };
   const approver = new PausingApprover(
