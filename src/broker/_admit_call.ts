@@ -32,11 +32,7 @@ export interface AdmittedCall {
  */
 export async function admitCall(
   invocation: ToolInvocation,
-  options: {
-    resolveWorkspace: () => Promise<string>;
-    resolveAddDirs?: () => Promise<AddDir[]>;
-    trustLevel: TrustLevel;
-  },
+  options: AdmitScopeOptions,
 ): Promise<AdmittedCall | ToolResult> {
   const { name } = invocation;
   // The loop looked the call up and validated it (`entry`); other callers get both here.
@@ -56,6 +52,32 @@ export async function admitCall(
     }
     args = parsed.data;
   }
+  const verdict = invocation.verdict ?? fixedVerdict({ name, args });
+  const admitted = await admitScope(name, verdict, options);
+  if ("ok" in admitted) return admitted;
+  return { tool, args, ...admitted, verdict };
+}
+
+/** What {@linkcode admitScope} reads of the broker. */
+export interface AdmitScopeOptions {
+  resolveWorkspace: () => Promise<string>;
+  resolveAddDirs?: () => Promise<AddDir[]>;
+  trustLevel: TrustLevel;
+}
+
+/**
+ * The checks every call passes once its verdict is known, a built-in's or a library tool's: the
+ * workspace and the added directories validated now (never cached), then the verdict's refusals
+ * (a `deny`, a `blocked` part, anything but reads in an `untrusted` run).
+ *
+ * @returns the workspace and added directories, or the `denied` refusal
+ * @throws what `resolveWorkspace` throws other than `WORKSPACE_INVALID`
+ */
+export async function admitScope(
+  name: string,
+  verdict: Verdict,
+  options: AdmitScopeOptions,
+): Promise<{ workspace: string; addDirs: AddDir[] } | ToolResult> {
   let workspace: string;
   let addDirs: AddDir[];
   try {
@@ -67,7 +89,6 @@ export async function admitCall(
     }
     throw error;
   }
-  const verdict = invocation.verdict ?? fixedVerdict({ name, args });
   const refused = verdict.decision === "deny" ||
     verdict.parts.some((part) => part.riskClass === "blocked");
   if (refused) return failure("denied", `${name} was refused: ${verdict.reason}`);
@@ -78,7 +99,7 @@ export async function admitCall(
       `${name} was refused: an untrusted run may only read (this is ${classes})`,
     );
   }
-  return { tool, args, workspace, addDirs, verdict };
+  return { workspace, addDirs };
 }
 
 /** A failed tool result of `kind`. */

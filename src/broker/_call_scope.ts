@@ -3,9 +3,9 @@
  *
  * @module
  */
-import { OdekError } from "../_util/odek_error.ts";
+import { admitScope, type AdmitScopeOptions } from "./_admit_call.ts";
 import type { AddDir } from "../config/add_dirs.ts";
-import type { TrustLevel, Verdict } from "../danger/verdict.ts";
+import type { Verdict } from "../danger/verdict.ts";
 import { derivePermissions } from "./derive_permissions.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { realTargets } from "./_real_targets.ts";
@@ -24,10 +24,7 @@ export type CallScope =
   };
 
 /** What {@linkcode callScope} reads of the broker. */
-export interface CallScopeOptions {
-  resolveWorkspace: () => Promise<string>;
-  resolveAddDirs?: () => Promise<AddDir[]>;
-  trustLevel: TrustLevel;
+export interface CallScopeOptions extends AdmitScopeOptions {
   context: Pick<SandboxContext, "protectedRoots" | "home">;
 }
 
@@ -47,30 +44,28 @@ export async function callScope(
   verdict: Verdict,
   options: CallScopeOptions,
 ): Promise<CallScope> {
-  const { name } = invocation;
-  const denied = (message: string) => ({
-    refusal: { ok: false as const, error: { kind: "denied" as const, message } },
-  });
-  let workspace: string;
-  let addDirs: AddDir[];
-  try {
-    workspace = await options.resolveWorkspace();
-    addDirs = (await options.resolveAddDirs?.()) ?? [];
-  } catch (error) {
-    if (error instanceof OdekError && error.code === "WORKSPACE_INVALID") {
-      return denied(`${name} was not run: ${error.message}`);
-    }
-    throw error;
-  }
+  const admitted = await admitScope(invocation.name, verdict, options);
+  if ("ok" in admitted) return { refusal: admitted };
+  const { workspace, addDirs } = admitted;
+  const { derive } = await scopeDeriver(invocation, verdict, workspace, addDirs, options);
+  return { set: derive(), workspace, addDirs, derive };
+}
+
+/**
+ * The granted targets' links resolved (they become binds: see `_real_targets.ts`), and the
+ * derivation of the call's permission set from them, with the workspace's existing protected
+ * files read-only when given.
+ *
+ * @returns the verdict with its targets resolved, and the deriver
+ */
+export async function scopeDeriver(
+  invocation: ToolInvocation,
+  verdict: Verdict,
+  workspace: string,
+  addDirs: AddDir[],
+  options: Pick<CallScopeOptions, "trustLevel" | "context">,
+): Promise<{ real: Verdict; derive: (protectedPaths?: readonly string[]) => PermissionSet }> {
   const { trustLevel, context } = options;
-  const refused = verdict.decision === "deny" ||
-    verdict.parts.some((part) => part.riskClass === "blocked");
-  if (refused) return denied(`${name} was refused: ${verdict.reason}`);
-  if (trustLevel === "untrusted" && verdict.parts.some((p) => p.riskClass !== "read")) {
-    const classes = verdict.parts.map((p) => p.riskClass).join(", ");
-    return denied(`${name} was refused: an untrusted run may only read (this is ${classes})`);
-  }
-  // Granted targets become binds: resolve their links first (see _real_targets.ts).
   const real = await realTargets(verdict, workspace, {
     protectedRoots: context.protectedRoots,
     home: context.home,
@@ -82,5 +77,5 @@ export async function callScope(
       addDirs,
       protectedPaths,
     });
-  return { set: derive(), workspace, addDirs, derive };
+  return { real, derive };
 }

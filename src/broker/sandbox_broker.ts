@@ -8,7 +8,6 @@ import { OdekError } from "../_util/odek_error.ts";
 import type { AddDir } from "../config/add_dirs.ts";
 import type { findBuiltinTool } from "../../tools/_catalogue/mod.ts";
 import { withEgressDecision } from "./_egress_refusal.ts";
-import { derivePermissions } from "./derive_permissions.ts";
 import type { EgressDecision } from "./egress_proxy.ts";
 import type { SandboxBrokerOptions } from "./sandbox_broker_options.ts";
 import type { PermissionSet } from "./permission_set.ts";
@@ -18,7 +17,7 @@ import { type BrokerHost, hostContextOf, openBrokerHost } from "./_broker_host.t
 import { ProtectedReverts } from "./_protected_reverts.ts";
 import { guardedCall } from "./_guarded_call.ts";
 import { admitCall, failure } from "./_admit_call.ts";
-import { realTargets } from "./_real_targets.ts";
+import { scopeDeriver } from "./_call_scope.ts";
 import { type RevertedPath, type WorkspaceFacts, WorkspaceGuard } from "./workspace_guard.ts";
 import type { SandboxContext } from "./render_sandbox.ts";
 import { BackgroundJobs } from "./background_jobs.ts";
@@ -208,20 +207,16 @@ export class SandboxBroker implements ToolBroker {
     const admitted = await admitCall(invocation, this.#options);
     if ("ok" in admitted) return admitted;
     const { tool, args, workspace, addDirs, verdict } = admitted;
-    const { trustLevel } = this.#options;
-    const context = this.#context;
-    // Granted targets become binds: resolve their links first (see _real_targets.ts).
-    const real = await realTargets(verdict, workspace, {
-      protectedRoots: context.protectedRoots,
-      home: context.home,
-    });
-    const derive = (protectedPaths: readonly string[] = []) =>
-      derivePermissions({ ...invocation, args }, real, trustLevel, {
-        workspace,
-        protectedRoots: context.protectedRoots,
-        addDirs,
-        protectedPaths,
-      });
+    const { real, derive } = await scopeDeriver(
+      { ...invocation, args },
+      verdict,
+      workspace,
+      addDirs,
+      {
+        trustLevel: this.#options.trustLevel,
+        context: this.#context,
+      },
+    );
     const base = derive();
     // Compute and web children never write the workspace: only the others are guarded.
     const guarded = tool.category === "compute" || tool.category === "web"
