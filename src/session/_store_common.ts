@@ -6,7 +6,12 @@
 import { OdekError } from "../_util/odek_error.ts";
 import { encodeRecord } from "./_journal_session.ts";
 import type { ParsedJournal } from "./_parse_journal.ts";
-import type { CreateSessionInit, SessionMeta, SessionSummary } from "./session_store.ts";
+import type {
+  CreateSessionInit,
+  SessionMeta,
+  SessionRecords,
+  SessionSummary,
+} from "./session_store.ts";
 
 /** Longest title kept, in characters (code points). */
 const MAX_TITLE_CHARS = 80;
@@ -92,4 +97,15 @@ export function sortSummaries(summaries: SessionSummary[]): SessionSummary[] {
       ? 1
       : -1
   );
+}
+
+/** What `read()` returns for a parsed journal: every message record, and the transcript apart. */
+export function recordsOf(parsed: ParsedJournal): SessionRecords {
+  return {
+    meta: parsed.meta,
+    messages: parsed.written,
+    rewinds: parsed.rewinds,
+    transcript: parsed.messages,
+    checkpoints: parsed.checkpoints,
+  };
 }

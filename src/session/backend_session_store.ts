@@ -15,6 +15,7 @@ import {
   newSessionMeta,
   notFoundError,
   problemSummary,
+  recordsOf,
   sortSummaries,
   summarize,
 } from "./_store_common.ts";
@@ -134,13 +135,7 @@ export class BackendSessionStore implements SessionStore {
   async read(id: string): Promise<SessionRecords> {
     validateSessionId(id);
     const parsed = parseJournal(await this.#load(id), this.#source(id));
-    return {
-      meta: parsed.meta,
-      messages: parsed.written,
-      rewinds: parsed.rewinds,
-      transcript: parsed.messages,
-      checkpoints: parsed.checkpoints,
-    };
+    return recordsOf(parsed);
   }
 
   async list(): Promise<SessionSummary[]> {

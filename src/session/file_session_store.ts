@@ -21,6 +21,7 @@ import {
   newSessionMeta,
   notFoundError,
   problemSummary,
+  recordsOf,
   sortSummaries,
   summarize,
 } from "./_store_common.ts";
@@ -146,13 +147,7 @@ export class FileSessionStore implements SessionStore {
   async read(id: string): Promise<SessionRecords> {
     validateSessionId(id);
     const parsed = parseJournal(await this.#readJournal(id), this.#source(id));
-    return {
-      meta: parsed.meta,
-      messages: parsed.written,
-      rewinds: parsed.rewinds,
-      transcript: parsed.messages,
-      checkpoints: parsed.checkpoints,
-    };
+    return recordsOf(parsed);
   }
 
   async list(): Promise<SessionSummary[]> {

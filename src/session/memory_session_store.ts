@@ -13,6 +13,7 @@ import {
   newSessionMeta,
   notFoundError,
   problemSummary,
+  recordsOf,
   sortSummaries,
   summarize,
 } from "./_store_common.ts";
@@ -130,13 +131,7 @@ export class MemorySessionStore implements SessionStore {
   read(id: string): Promise<SessionRecords> {
     return settle(() => {
       const parsed = parseJournal(this.#load(id), this.#source(id));
-      return {
-        meta: parsed.meta,
-        messages: parsed.written,
-        rewinds: parsed.rewinds,
-        transcript: parsed.messages,
-        checkpoints: parsed.checkpoints,
-      };
+      return recordsOf(parsed);
     });
   }
 
