@@ -52,10 +52,16 @@ export class PgJournalBackend implements JournalBackend {
   }
 
   async create(id: string, text: string): Promise<boolean> {
+    const key = this.#options.dedupe === undefined ? null : this.#key(text);
+    // The session's row and its first record (the meta) in one statement: a worker killed between
+    // the two would leave a session that exists but cannot be loaded, which no recovery could open.
     const inserted = await this.#pool.query(
-      `INSERT INTO odek.sessions (id, lock_owner, locked_at) VALUES ($1, $2, now())
-       ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [id, this.#options.owner],
+      `WITH s AS (
+         INSERT INTO odek.sessions (id, lock_owner, locked_at) VALUES ($1, $2, now())
+         ON CONFLICT (id) DO NOTHING RETURNING id)
+       INSERT INTO odek.journal (session_id, dedupe, body) SELECT id, $3, $4 FROM s
+       RETURNING session_id`,
+      [id, this.#options.owner, key, text],
     );
     if (inserted.rowCount === 0) {
       // A replay of the workflow that created it: the same owner, nothing seen yet.
@@ -64,8 +70,8 @@ export class PgJournalBackend implements JournalBackend {
       ]);
       if (!this.#options.dedupe || this.#options.view !== 0) return false;
       if (row.rows[0]?.lock_owner !== this.#options.owner) return false;
+      await this.#insert(id, key, text);
     }
-    await this.append(id, text);
     return true;
   }
 
@@ -108,7 +114,11 @@ export class PgJournalBackend implements JournalBackend {
   }
 
   async append(id: string, text: string): Promise<void> {
-    const key = this.#options.dedupe === undefined ? null : this.#key(text);
+    await this.#insert(id, this.#options.dedupe === undefined ? null : this.#key(text), text);
+  }
+
+  /** One journal row, once per dedupe key. */
+  async #insert(id: string, key: string | null, text: string): Promise<void> {
     await this.#pool.query(
       `WITH row AS (
          INSERT INTO odek.journal (session_id, dedupe, body) VALUES ($1, $2, $3)
