@@ -10,20 +10,31 @@ import type { HeldLock } from "./_session_lock.ts";
 export class FileSink implements JournalSink {
   readonly #file: Deno.FsFile;
   readonly #lock: HeldLock;
+  /** Bytes written since the last fsync. */
+  #unsynced = false;
 
   constructor(file: Deno.FsFile, lock: HeldLock) {
     this.#file = file;
     this.#lock = lock;
   }
 
-  async write(text: string): Promise<void> {
+  async write(text: string, sync = true): Promise<void> {
     await writeAll(this.#file, new TextEncoder().encode(text));
+    if (!sync) {
+      this.#unsynced = true;
+      return;
+    }
     await this.#file.sync();
+    this.#unsynced = false;
   }
 
   async close(): Promise<void> {
-    this.#file.close();
-    await this.#lock.release();
+    try {
+      if (this.#unsynced) await this.#file.sync();
+    } finally {
+      this.#file.close();
+      await this.#lock.release();
+    }
   }
 }
 

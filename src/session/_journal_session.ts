@@ -28,9 +28,14 @@ export { encodeRecord } from "./_redact_record.ts";
 
 /** Where an open session's lines go. */
 export interface JournalSink {
-  /** Append text at the end of the journal; durable (fsynced) when the promise resolves. */
-  write(text: string): Promise<void>;
-  /** Release the file and the lock. Called once. */
+  /**
+   * Append text at the end of the journal. With `sync` (the default) it is durable (fsynced,
+   * with every earlier write) when the promise resolves; without, it is written (a crash of the
+   * process keeps it, a crash of the machine may not) and becomes durable with the next synced
+   * write or `close()`. A sink may sync every write.
+   */
+  write(text: string, sync?: boolean): Promise<void>;
+  /** Make every write durable, release the file and the lock. Called once. */
   close(): Promise<void>;
 }
 
@@ -65,6 +70,11 @@ export interface JournalState {
   toolCallsRequested: number;
   usage: Record<string, SessionUsage>;
 }
+
+/** A record that must be durable when its promise resolves. */
+const SYNC = true;
+/** A record that becomes durable with the next synced one, or at `close()`. */
+const LAZY = false;
 
 /** An open session over a sink. */
 export class JournalSession implements OpenSession {
@@ -112,7 +122,7 @@ export class JournalSession implements OpenSession {
   recordCheckpoint(checkpoint: { id: string; phase: "before" | "after" }): Promise<void> {
     const at = this.#at();
     const line = encodeRecord({ t: "checkpoint", at, ...checkpoint }, this.#options.redact);
-    return this.#enqueue(line, () => {
+    return this.#enqueue(line, LAZY, () => {
       this.#state.checkpoints.push({
         ...checkpoint,
         at,
@@ -136,7 +146,7 @@ export class JournalSession implements OpenSession {
       }
     }
     const line = encodeRecord({ t: "rewind", at: this.#at(), ...rewind }, this.#options.redact);
-    return this.#enqueue(line, () => {
+    return this.#enqueue(line, SYNC, () => {
       if (!rewind.conversation) return;
       const keep = Math.min(rewind.keep!, state.messages.length);
       state.messages = state.messages.slice(0, keep);
@@ -188,7 +198,7 @@ export class JournalSession implements OpenSession {
       digest: compaction.digest,
       coveredUntil: Math.max(0, Math.floor(compaction.coveredUntil)),
     });
-    return this.#enqueue(`${JSON.stringify(record)}\n`, () => {
+    return this.#enqueue(`${JSON.stringify(record)}\n`, SYNC, () => {
       if (record.t === "compaction") {
         this.#state.compaction = { digest: record.digest, coveredUntil: record.coveredUntil };
       }
@@ -203,7 +213,7 @@ export class JournalSession implements OpenSession {
       { t: "usage", at: this.#at(), model, inputTokens, outputTokens },
       (text) => text,
     );
-    return this.#enqueue(line, () => {
+    return this.#enqueue(line, LAZY, () => {
       const spent = this.#state.usage[model] ??= { inputTokens: 0, outputTokens: 0 };
       spent.inputTokens += inputTokens;
       spent.outputTokens += outputTokens;
@@ -216,7 +226,7 @@ export class JournalSession implements OpenSession {
     const records = requests.map(({ callId, verdict }) =>
       this.#redacted({ t: "approval_requested", at: this.#at(), callId, verdict })
     );
-    return this.#enqueue(records.map((r) => `${JSON.stringify(r)}\n`).join(""), () => {
+    return this.#enqueue(records.map((r) => `${JSON.stringify(r)}\n`).join(""), SYNC, () => {
       for (const record of records) {
         if (record.t !== "approval_requested") continue;
         this.#call(record.callId).verdict = record.verdict;
@@ -226,7 +236,7 @@ export class JournalSession implements OpenSession {
 
   recordToolStarted(callId: string): Promise<void> {
     const line = encodeRecord({ t: "tool_started", at: this.#at(), callId }, (text) => text);
-    return this.#enqueue(line, () => {
+    return this.#enqueue(line, SYNC, () => {
       this.#call(callId).started = true;
     });
   }
@@ -247,7 +257,11 @@ export class JournalSession implements OpenSession {
     const marker = calls.length > 0 && !this.#state.tracking
       ? encodeRecord({ t: "call_tracking", at }, (text) => text)
       : "";
-    return this.#enqueue(`${marker}${JSON.stringify(record)}\n`, () => {
+    // A final answer is durable when this resolves; the other messages of a step (the turn that
+    // asks for calls, their results) with the next synced record (the next `tool_started`) or
+    // `close()`: design §5's "fsynced before the calls run" holds, one fsync per step.
+    const sync = record.t === "message" && record.message.role !== "tool" && calls.length === 0;
+    return this.#enqueue(`${marker}${JSON.stringify(record)}\n`, sync, () => {
       if (record.t !== "message") return;
       if (marker) this.#state.tracking = true;
       this.#state.messages.push(record.message);
@@ -262,7 +276,7 @@ export class JournalSession implements OpenSession {
   updateMeta(patch: SessionMetaPatch): Promise<void> {
     const redacted = redactPatch(patch, this.#options.redact);
     const line = encodeRecord({ t: "meta_update", at: this.#at(), patch: redacted }, (s) => s);
-    return this.#enqueue(line, () => {
+    return this.#enqueue(line, SYNC, () => {
       this.#state.meta = { ...this.#state.meta, ...redacted };
     });
   }
@@ -292,14 +306,14 @@ export class JournalSession implements OpenSession {
   }
 
   /** Write after every earlier write; a failed write poisons the session (the tail is unknown). */
-  #enqueue(line: string, onWritten: () => void): Promise<void> {
+  #enqueue(line: string, sync: boolean, onWritten: () => void): Promise<void> {
     if (this.#closing) {
       return Promise.reject(new Error(`Session "${this.#state.meta.id}" is closed`));
     }
     const write = this.#tail.then(async () => {
       if (this.#failure) throw this.#failure.error;
       try {
-        await this.#sink.write(line);
+        await this.#sink.write(line, sync);
       } catch (error) {
         this.#failure = { error };
         throw error;

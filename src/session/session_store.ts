@@ -191,7 +191,10 @@ export interface OpenSession extends AsyncDisposable {
   readonly toolCallIds: ReadonlySet<string>;
   /** What the session has spent so far, over every run (from its `usage` records). */
   readonly spend: SessionSpend;
-  /** Record the tokens one model request spent (a `usage` record with the session's model). */
+  /**
+   * Record the tokens one model request spent (a `usage` record with the session's model;
+   * written, and durable with the next fsynced record or `close()`).
+   */
   recordUsage(usage: SessionUsage): Promise<void>;
   /** Record that these calls are being put to the approver (`approval_requested`, fsynced). */
   recordApprovalRequested(
@@ -206,7 +209,10 @@ export interface OpenSession extends AsyncDisposable {
    * oldest first.
    */
   readonly checkpoints: readonly SessionCheckpoint[];
-  /** Record a checkpoint taken now (a `checkpoint` journal record, fsynced). */
+  /**
+   * Record a checkpoint taken now (a `checkpoint` journal record; written, and durable with the
+   * next fsynced record — a writing call's `tool_started` — or `close()`).
+   */
   recordCheckpoint(checkpoint: { id: string; phase: "before" | "after" }): Promise<void>;
   /**
    * Record a rewind (a `rewind` journal record, fsynced). With `conversation`, the transcript
@@ -218,14 +224,20 @@ export interface OpenSession extends AsyncDisposable {
   /** Record a new compaction digest (a `compaction` journal record, redacted, fsynced). */
   recordCompaction(compaction: SessionCompaction): Promise<void>;
   /**
-   * Append one message: redacted, written as one line and fsynced before the promise resolves.
+   * Append one message: redacted, written as one line before the promise resolves. An operator
+   * message and a final answer (an assistant message without tool calls) are fsynced by then; an
+   * assistant message with tool calls and a tool result are durable with the next fsynced record
+   * (the `tool_started` written before the next call runs: design §5 and §8.3) or `close()`, so
+   * a step costs one fsync. A crash of the process loses none of them; a crash of the machine
+   * may lose the unsynced tail, which a resume treats as it treats a torn tail (a started call
+   * without a result is answered as interrupted, never run again).
    * Concurrent calls are written in call order.
    * @throws {TypeError} when the message does not match the chat-message schema.
    */
   append(message: ChatMessage): Promise<void>;
   /** Record a change of model, base URL or workspace (redacted, fsynced). */
   updateMeta(patch: SessionMetaPatch): Promise<void>;
-  /** Release the lock and the file. Idempotent. */
+  /** Make every record durable (fsync), release the lock and the file. Idempotent. */
   close(): Promise<void>;
 }
 
