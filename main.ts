@@ -10,6 +10,7 @@ import { ODEK_VERSION } from "./src/cli/version.ts";
 // Specifiers held in variables: Deno does not pre-load these modules, so --version stays fast.
 const CLI_MAIN = "./src/cli/main.ts";
 const CLI_IO = "./src/cli/cli_io.ts";
+const STEP_PHASE = "./src/_util/step_phase.ts";
 const installDir = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
 
 if (import.meta.main) {
@@ -42,6 +43,11 @@ if (import.meta.main) {
         ].join("\n"),
       );
     });
+  }
+  // ODEK_PROFILE_STEPS=1: print each step phase's median (docs/performance.md) on stderr at exit.
+  if (Deno.env.get("ODEK_PROFILE_STEPS") === "1") {
+    const { stepPhaseSummary } = await import(STEP_PHASE);
+    globalThis.addEventListener("unload", () => console.error(stepPhaseSummary().join("\n")));
   }
   let modules;
   try {

@@ -10,6 +10,7 @@
  *   every 25 ms (≤ 120 MB; the shared side-by-side harness samples the same sum), and of the core;
  * - a file-heavy run: 30 steps cycling `read_file`, `write_file` and `patch` (not slower than the
  *   figure recorded in docs/performance.md);
+ * - the medians of each phase of a step (`ODEK_PROFILE_STEPS=1`, one more shell run);
  * - for comparison, the shell run with `sandbox: none`, and with checkpoints off too.
  * Then the per-call overheads of `bench/sandbox_bench.ts` (a new file-tool scope ≤ 30 ms).
  *
@@ -92,7 +93,7 @@ async function oneRun(
   step: (i: number) => ScriptedToolCall,
   env: Record<string, string>,
   sample: boolean,
-): Promise<RunFigures> {
+): Promise<RunFigures & { stderr: string }> {
   const turns: ScriptedTurn[] = Array.from({ length: STEPS }, (_, i) => ({
     toolCalls: [step(i)],
     usage: { prompt_tokens: 0, completion_tokens: 0 },
@@ -153,6 +154,7 @@ async function oneRun(
       gapMs: median(times.slice(1).map((t, i) => t - times[i])),
       treePeakMiB: peaks[0] / 1024,
       corePeakMiB: peaks[1] / 1024,
+      stderr: new TextDecoder().decode(out.stderr),
     };
   } finally {
     await Deno.remove(home, { recursive: true });
@@ -217,6 +219,15 @@ try {
       } MB ${spread(shell.all, "treePeakMiB")}  ${
         target(shell.treePeakMiB, 120, "MB")
       }; core alone ${shell.corePeakMiB.toFixed(0)} MB`,
+    );
+    // One more run with the step phases recorded (src/_util/step_phase.ts): their medians.
+    const profiled = await oneRun(launcher, shellStep, { ODEK_PROFILE_STEPS: "1" }, false);
+    console.log(
+      `step phases of one profiled shell run (median per step, ms; docs/performance.md "A step"):\n${
+        profiled.stderr.split("\n").filter((line) => line.startsWith("odek-step:")).map((line) =>
+          `  ${line.slice("odek-step:".length)}`
+        ).join("\n")
+      }`,
     );
     const files = await runs(launcher, fileStep, {});
     console.log(

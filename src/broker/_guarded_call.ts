@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { endPhase, startPhase } from "../_util/step_phase.ts";
 import { basename } from "node:path";
 import { isInside } from "../config/validate_workspace.ts";
 import type { Verdict } from "../danger/verdict.ts";
@@ -50,7 +51,9 @@ export async function guardedCall(
   ];
   let facts: WorkspaceFacts | undefined;
   if (writable) {
+    const beginning = startPhase();
     const begun = guard.begin(workspace, key, approved);
+    endPhase("broker:guard-begin", beginning);
     reverts.report(invocation, begun.reverted);
     facts = begun.facts;
   }
@@ -59,7 +62,10 @@ export async function guardedCall(
   const finish = () => {
     if (ended) return [];
     ended = true;
-    return guard.end(workspace, key, approved);
+    const ending = startPhase();
+    const undone = guard.end(workspace, key, approved);
+    endPhase("broker:guard-end", ending);
+    return undone;
   };
   const end = () => (deferred ? [] : finish());
   try {

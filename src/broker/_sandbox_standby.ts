@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { endPhase, startPhase } from "../_util/step_phase.ts";
 import { killSandbox } from "./_kill_sandbox.ts";
 
 /**
@@ -67,7 +68,7 @@ export class SandboxStandby implements AsyncDisposable {
    * @returns a sandbox running {@linkcode STANDBY_LAUNCHER}, waiting for its command on stdin
    */
   take(spec: StandbySpec): Promise<Deno.ChildProcess> {
-    const key = JSON.stringify([spec.argv, spec.env, spec.cwd]);
+    const key = keyOf(spec);
     const spares = this.#spares.get(key) ?? [];
     let child: Deno.ChildProcess | undefined;
     while (child === undefined && spares.length > 0) {
@@ -75,7 +76,11 @@ export class SandboxStandby implements AsyncDisposable {
       if (!spare.done) child = spare.child;
       else void this.#discard(spare); // dead: its check failed, or it was killed
     }
-    child ??= spawn(spec);
+    if (child === undefined) {
+      const start = startPhase();
+      child = spawn(spec);
+      endPhase("shell:spawn-on-demand", start);
+    }
     if (!this.#closed) {
       this.#wanted.delete(key); // most recently used last
       this.#wanted.set(key, { spec });
@@ -91,27 +96,42 @@ export class SandboxStandby implements AsyncDisposable {
 
   /** Top up the spares of every spec used so far. Never throws. */
   prepare(): void {
-    for (const [key, { spec }] of this.#wanted) {
-      const spares = this.#spares.get(key) ?? [];
-      this.#spares.set(key, spares);
-      const dead = spares.filter((spare) => spare.done);
-      if (dead.length > 0) {
-        // A spare that ended before it was taken failed its check (its mounts are no longer what
-        // the key pinned) or was killed: drop it and stop refilling that key until it is used.
-        for (const spare of dead) void this.#discard(spare);
-        this.#spares.set(key, spares.filter((spare) => !spare.done));
-        this.#wanted.delete(key);
-        continue;
+    for (const [key, { spec }] of this.#wanted) this.#fill(key, spec);
+  }
+
+  /**
+   * Top up the spares of `spec` (a spec {@linkcode SandboxStandby.take} was given), if it is
+   * still wanted. `runShell` calls it once its command is in the sandbox it took: the spawn
+   * (which blocks the thread for a few milliseconds) then overlaps the command's run instead of
+   * the next step. Never throws.
+   */
+  refill(spec: StandbySpec): void {
+    const key = keyOf(spec);
+    if (this.#wanted.has(key)) this.#fill(key, spec);
+  }
+
+  #fill(key: string, spec: StandbySpec): void {
+    const spares = this.#spares.get(key) ?? [];
+    this.#spares.set(key, spares);
+    const dead = spares.filter((spare) => spare.done);
+    if (dead.length > 0) {
+      // A spare that ended before it was taken failed its check (its mounts are no longer what
+      // the key pinned) or was killed: drop it and stop refilling that key until it is used.
+      for (const spare of dead) void this.#discard(spare);
+      this.#spares.set(key, spares.filter((spare) => !spare.done));
+      this.#wanted.delete(key);
+      return;
+    }
+    try {
+      while (!this.#closed && spares.length < SPARES_PER_KEY) {
+        const start = startPhase();
+        const next: Spare = { child: spawn(spec), done: false };
+        endPhase("shell:spawn-spare", start);
+        void next.child.status.then(() => (next.done = true));
+        spares.push(next);
       }
-      try {
-        while (!this.#closed && spares.length < SPARES_PER_KEY) {
-          const next: Spare = { child: spawn(spec), done: false };
-          void next.child.status.then(() => (next.done = true));
-          spares.push(next);
-        }
-      } catch {
-        this.#wanted.delete(key); // cannot spawn: commands start on demand
-      }
+    } catch {
+      this.#wanted.delete(key); // cannot spawn: commands start on demand
     }
   }
 
@@ -135,6 +155,10 @@ export class SandboxStandby implements AsyncDisposable {
     await Promise.all([spare.child.stdout.cancel(), spare.child.stderr.cancel()]).catch(() => {});
     await spare.child.stdin.close().catch(() => {});
   }
+}
+
+function keyOf(spec: StandbySpec): string {
+  return JSON.stringify([spec.argv, spec.env, spec.cwd]);
 }
 
 function spawn(spec: StandbySpec): Deno.ChildProcess {

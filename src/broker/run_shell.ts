@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { endPhase, startPhase } from "../_util/step_phase.ts";
 import { MAX_SHELL_STREAM_BYTES } from "./builtin_tools.ts";
 import { BWRAP_INSTALL_COMMAND } from "./find_bwrap.ts";
 import type { PermissionSet } from "./permission_set.ts";
@@ -127,6 +128,7 @@ export async function runShell(command: string, options: RunShellOptions): Promi
       },
     };
   }
+  const rendering = startPhase();
   const viaStandby = context.mode === "bwrap" && options.standby !== undefined;
   const name = `odek-${crypto.randomUUID()}`;
   const { argv, env } = context.mode === "docker"
@@ -137,16 +139,22 @@ export async function runShell(command: string, options: RunShellOptions): Promi
       // A spare is started before its call has a credential: it gets it with the command.
       ...(options.egressToken && !viaStandby ? { egressToken: options.egressToken } : {}),
     });
+  endPhase("shell:render", rendering);
   let started = performance.now();
   let program: Started;
   if (viaStandby) {
-    const child = await options.standby!.take({ argv, env, cwd: context.workspace });
+    const taking = startPhase();
+    const spec = { argv, env, cwd: context.workspace };
+    const child = await options.standby!.take(spec);
+    endPhase("shell:take-spare", taking);
     started = performance.now();
     program = watchSandboxed(child, grace);
     const writer = child.stdin.getWriter();
     const token = options.egressToken ?? "";
     await writer.write(new TextEncoder().encode(`${command}\0${token}\0`)).catch(() => {});
     await writer.close().catch(() => {});
+    // The next spare is spawned while this command runs (the spawn blocks the thread).
+    options.standby!.refill(spec);
   } else {
     program = context.mode === "bwrap"
       ? startSandboxed(argv, env, context.workspace, grace)
@@ -174,6 +182,7 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     signal?.removeEventListener("abort", onAbort);
   }
   const ms = Math.round(performance.now() - started);
+  endPhase("shell:command", started);
   const killed = "the command and every process it started were killed";
   const header = ended === "timeout"
     ? `timed out after ${timeoutMs} ms: ${killed} · ${ms} ms`

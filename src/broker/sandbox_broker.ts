@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { endPhase, startPhase } from "../_util/step_phase.ts";
 import { SandboxStandby } from "./_sandbox_standby.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { AddDir } from "../config/add_dirs.ts";
@@ -204,7 +205,9 @@ export class SandboxBroker implements ToolBroker {
     if (this.#closed) {
       return failure("failed", `Cannot run ${invocation.name}: the broker is closed`);
     }
+    const admitting = startPhase();
     const admitted = await admitCall(invocation, this.#options);
+    endPhase("broker:admit", admitting);
     if ("ok" in admitted) return admitted;
     const { tool, args, workspace, addDirs, verdict } = admitted;
     const { real, derive } = await scopeDeriver(
@@ -347,7 +350,9 @@ export class SandboxBroker implements ToolBroker {
    */
   prepare(): void {
     if (this.#closed) return;
+    const start = startPhase();
     this.#standby.prepare();
+    endPhase("broker:prepare-spares", start);
   }
 
   /**

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { endPhase, startPhase } from "../_util/step_phase.ts";
 import type { AssistantMessage } from "../_util/chat_message.ts";
 import { StreamRedactor } from "../_util/stream_redactor.ts";
 import type { ModelResponse } from "../llm/model.ts";
@@ -29,6 +30,9 @@ export type AfterModelStep =
  * certainly cross the budget is held back.
  */
 const CERTAIN_SHARE = 0.9;
+
+/** When the last model call ended (`ODEK_PROFILE_STEPS=1` only; see `step_phase.ts`). */
+let lastModelEnd = 0;
 
 /** Thrown inside the step to hold a request back; never leaves this file. */
 class PromptOverBudget extends Error {
@@ -72,8 +76,10 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
   // While the model thinks, the broker may warm up what the next tool call needs. A timer lets the
   // request leave first: spawning blocks the thread.
   const warmUp = setTimeout(() => context.broker.prepare?.(), 0);
-  const complete = (messages: ChatMessage[]) =>
-    context.model.complete(
+  const complete = (messages: ChatMessage[]) => {
+    const start = startPhase();
+    if (lastModelEnd) endPhase("between-model-calls", lastModelEnd);
+    return context.model.complete(
       {
         messages: withPlan(messages, context.plan.render()),
         tools: context.toolSpecs,
@@ -97,16 +103,22 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
         if (delta.type === "text") release("text_delta", text.push(delta.text));
         else if (delta.type === "reasoning") release("reasoning_delta", reasoning.push(delta.text));
       },
-    );
+    ).finally(() => {
+      endPhase("model", start);
+      lastModelEnd = startPhase();
+    });
+  };
   // Context management (docs/context.md): only what is sent is trimmed, never the transcript.
   const manager = context.contextManager;
   const prepare = async (): Promise<ChatMessage[]> => {
+    const start = startPhase();
     const messages = manager ? await manager.prepare(context) : context.messages;
     const estimate = manager?.lastEstimate ?? estimate_(context, messages);
     // Checked with the estimate's certain share, reported with the whole estimate.
     const certain = Math.floor(estimate * CERTAIN_SHARE);
     const breach = context.budgets?.prompt(context.stats, certain, estimate);
     if (breach) throw new PromptOverBudget(breach);
+    endPhase("context-prepare", start);
     return messages;
   };
   let response: ModelResponse;
@@ -141,7 +153,9 @@ export async function callModelStep(context: RunContext): Promise<AfterModelStep
   context.stats.inputTokens += response.usage.inputTokens;
   context.stats.outputTokens += response.usage.outputTokens;
   if (response.usage.inputTokens > 0 || response.usage.outputTokens > 0) {
+    const journaling = startPhase();
     await context.journal.recordUsage?.(response.usage);
+    endPhase("journal:usage", journaling);
   }
   const message = response.message;
   context.messages.push(message);

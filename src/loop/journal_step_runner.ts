@@ -4,17 +4,21 @@
  * @module
  */
 import type { ChatMessage } from "../_util/chat_message.ts";
+import { endPhase, startPhase } from "../_util/step_phase.ts";
 import type { Step, StepRunner } from "./step_runner.ts";
 
 /** Where a {@linkcode journalStepRunner} appends: an open session satisfies it. */
 export interface StepJournal {
-  /** Append one message durably (written and fsynced when the promise resolves). */
+  /**
+   * Append one message (written when the promise resolves; durable by the next call's start, see
+   * `OpenSession.append`).
+   */
   append(message: ChatMessage): Promise<void>;
 }
 
 /**
  * The default runner: execute the step, then append its records to the journal, in order, each
- * written and fsynced before the next (design §5).
+ * written before the next (design §5; the journal decides when each is fsynced).
  *
  * @param journal the run's session
  * @returns the runner
@@ -37,7 +41,9 @@ export function journalStepRunner(journal: StepJournal): StepRunner {
   return {
     async run<T>(step: Step<T>): Promise<T> {
       const result = await step.execute();
+      const start = startPhase();
       for (const message of step.records(result)) await journal.append(message);
+      endPhase(`journal:${step.info.type}`, start);
       return result;
     },
   };

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { endPhase, startPhase } from "../_util/step_phase.ts";
 import type { AssistantMessage, ChatMessage, ToolCall } from "../_util/chat_message.ts";
 import { type CapLimits, DEFAULT_CAP_LIMITS } from "../_util/cap_output.ts";
 import { redactStrings } from "../_util/redact_strings.ts";
@@ -292,6 +293,7 @@ function makeContext(
     heartbeatMs: options.toolHeartbeatMs ?? 60_000,
     redact,
     emit(type, data, extra) {
+      const emitting = startPhase();
       // Every sink (terminal, --json, an events file) gets redacted data, whatever the step did.
       const event = makeRunEvent(type, redactStrings(data, redact), {
         runId: options.runId,
@@ -305,6 +307,7 @@ function makeContext(
       } catch {
         // A failing consumer must not break the run.
       }
+      endPhase("emit", emitting);
     },
   };
 }

@@ -20,7 +20,10 @@ import type { BudgetChecker } from "./budget_checker.ts";
 
 /** The journal the loop appends to: an open session satisfies it. */
 export interface TranscriptJournal {
-  /** Append one message durably (written and fsynced when the promise resolves). */
+  /**
+   * Append one message (written when the promise resolves; durable by the next call's start, see
+   * `OpenSession.append`).
+   */
   append(message: ChatMessage): Promise<void>;
   /**
    * Persist the rolling compaction digest so a resumed session keeps it (an open session

@@ -8,6 +8,7 @@
 import type { AssistantMessage, ToolCall, ToolMessage } from "../_util/chat_message.ts";
 import { jsonDepth, MAX_ARGUMENT_DEPTH } from "../_util/json_depth.ts";
 import type { ToolResult } from "../broker/tool_broker.ts";
+import { endPhase, startPhase } from "../_util/step_phase.ts";
 import { fixedVerdict } from "../danger/fixed_verdict.ts";
 import { callCanWrite } from "./call_can_write.ts";
 import { gateToolCalls } from "./gate_tool_calls.ts";
@@ -63,12 +64,14 @@ export async function runToolsStep(
   message: AssistantMessage,
   options: RunToolsStepOptions = {},
 ): Promise<StallEntry[]> {
+  const stepping = startPhase();
   const calls = message.tool_calls ?? [];
   const results: (ToolMessage | undefined)[] = new Array(calls.length);
   // Filled as each call completes; a step a durable runner replays leaves a unique key.
   const keys: string[] = calls.map((call) => `unseen:${call.id}`);
   const digests = await Promise.all(calls.map((call) => sha256Hex(call.function.arguments)));
   const runnable = options.runnable ?? calls.length;
+  const preparing = startPhase();
   const prepared: PreparedCall[] = await Promise.all(
     calls.map((call, index) => {
       const answered = options.answered?.[index];
@@ -78,10 +81,13 @@ export async function runToolsStep(
         : { refusal: options.refusal };
     }),
   );
+  endPhase("prepare-calls", preparing);
   // One approval request per batch, before anything in it runs.
+  const gating = startPhase();
   const gated = context.gate
     ? await gateToolCalls(context, context.gate, prepared)
     : prepared.map(ungated);
+  endPhase("gate", gating);
   let next = 0;
   const iteration = context.stats.iterations;
   const worker = async () => {
@@ -118,6 +124,7 @@ export async function runToolsStep(
     output_tokens: context.stats.outputTokens,
     tools_called: calls.length,
   });
+  endPhase("run-tools-step", stepping);
   return calls.map((call, index) => ({ call, result: keys[index] }));
 }
 
@@ -165,12 +172,16 @@ async function runOne(
     }, context.heartbeatMs);
     try {
       // Before it can have an effect: a resume treats a started call as possibly done.
+      const journaling = startPhase();
       await context.journal.recordToolStarted?.(call.id);
+      endPhase("journal:tool_started", journaling);
+      const running = startPhase();
       result = core
         ? await runCoreTool(context, prepared.invocation)
         : source?.type === "provider"
         ? await source.provider.run(prepared.invocation, context.signal, providedContext(context))
         : await context.broker.run(prepared.invocation, context.signal);
+      endPhase("tool-run", running);
     } finally {
       clearInterval(heartbeat);
     }
@@ -182,12 +193,14 @@ async function runOne(
     succeeded: result.ok,
   });
   const duration = Math.round(context.now() - started);
+  const writing = startPhase();
   const written = toolResultContent(result, {
     tool: name,
     redact: context.redact,
     limits: context.toolOutput,
     trusted: core,
   });
+  endPhase("result-content", writing);
   if (written.flagged.length > 0) {
     context.emit("content_flagged", { call_id: call.id, kinds: written.flagged }, { tool: name });
   }

@@ -10,6 +10,7 @@
  * @module
  */
 import type { ChatMessage } from "../_util/chat_message.ts";
+import { endPhase, startPhase } from "../_util/step_phase.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { CheckpointStore, FileChange } from "../checkpoint/checkpoint_store.ts";
 import type { FileChangeData, RunEventData } from "../loop/run_event.ts";
@@ -78,8 +79,10 @@ export class HostCheckpoints {
       const store = this.store;
       if (!store) return undefined;
       let id: string;
+      const start = startPhase();
       try {
         id = (await store.record({ phase, label, callIds })).id;
+        endPhase(`checkpoint:${phase}`, start);
       } catch (error) {
         this.#off = error instanceof OdekError
           ? error.message
@@ -92,7 +95,9 @@ export class HostCheckpoints {
       // turn's files stood (a rewind to the turn restores them).
       const turnStart = lastTurnIndex(this.#session.messages);
       const known = previous?.id === id && previous.messageIndex > turnStart;
+      const journaling = startPhase();
       if (!known) await this.#session.recordCheckpoint({ id, phase });
+      endPhase(`journal:checkpoint-${phase}`, journaling);
       return id;
     };
     const runner: StepRunner = {

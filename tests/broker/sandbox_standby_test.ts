@@ -34,19 +34,25 @@ sandboxTest(
     const shell = (id: string, command: string) =>
       broker.run({ id, name: "shell", args: { command } });
     try {
+      broker.prepare(); // the loop calls this while it waits for the model
+      assert.equal(
+        processesWith(STANDBY, f.workspace).length,
+        0,
+        "no spare for a scope no command used yet",
+      );
       assert.match(
         output(await shell("c1", "echo first > /dev/shm/scratch && cat /dev/shm/scratch")),
         /stdout:\nfirst\n/,
       );
-      assert.equal(processesWith(STANDBY, f.workspace).length, 0, "no spare before prepare()");
-      broker.prepare(); // the loop calls this while it waits for the model
-      // bwrap, its init and the waiting bash all carry the marker.
+      // Spares of the scope were started while c1 ran (the spawn overlaps the command); bwrap,
+      // its init and the waiting bash all carry the marker.
       assert.ok(await sparesRunning(f.workspace) > 0, "a spare waits for the next command");
       // The next command runs in the spare: a sandbox of its own, so /dev/shm is empty again.
       const second = await shell("c2", "ls -A /dev/shm; echo done");
       assert.match(output(second), /stdout:\ndone\n/);
-      broker.prepare();
       assert.ok(await sparesRunning(f.workspace) > 0, "the spares were topped up");
+      broker.prepare();
+      assert.match(output(await shell("c3", "echo third")), /stdout:\nthird\n/);
     } finally {
       await broker.close();
     }
