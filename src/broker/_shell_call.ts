@@ -27,6 +27,8 @@ export interface ShellCallOptions {
   targetUsers: Map<string, number>;
   egress?: EgressProxy;
   signal?: AbortSignal;
+  /** Nothing of the call takes effect before this resolves (see `RunShellOptions.ready`). */
+  ready?: Promise<void>;
 }
 
 /**
@@ -44,6 +46,12 @@ export async function runShellCall(
   // Granted targets: write paths other than the workspace and the added directories, and not
   // inside another writable path (that one's bind already covers them).
   const granted = grantedTargets(set, context.workspace, options.addDirs);
+  // Placeholders for granted targets are files odek creates for the call: not before `ready`.
+  let ready = options.ready;
+  if (granted.length > 0 && ready !== undefined) {
+    await ready;
+    ready = undefined;
+  }
   for (const target of granted) targetUsers.set(target, (targetUsers.get(target) ?? 0) + 1);
   // After approval, before the sandbox: a missing granted target gets a placeholder to bind;
   // one that cannot have one (its directory is missing) is left out, and the call told why.
@@ -65,6 +73,7 @@ export async function runShellCall(
       // A spare started earlier may bind an older placeholder: start this one on demand.
       ...(placeholders.length === 0 ? { standby: options.standby } : {}),
       ...(credential ? { egressToken: credential.token } : {}),
+      ...(ready ? { ready } : {}),
     });
     return withGrantNotes(result, grants);
   } finally {

@@ -49,6 +49,12 @@ export interface RunShellOptions {
    * variables carry it. @default none
    */
   egressToken?: string;
+  /**
+   * The command starts only once this resolves (the journal's `tool_started` on disk, design
+   * §8.3); rendering the sandbox and taking a spare overlap the wait. When it rejects, nothing
+   * runs (a taken spare is killed) and `runShell` rejects with its reason. @default start at once
+   */
+  ready?: Promise<void>;
 }
 
 /**
@@ -147,8 +153,11 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     const spec = { argv, env, cwd: context.workspace };
     const child = await options.standby!.take(spec);
     endPhase("shell:take-spare", taking);
-    started = performance.now();
     program = watchSandboxed(child, grace);
+    // A spare does nothing before its command arrives: it waits for `ready` here, taken.
+    const waited = options.ready && await waitUntilReady(options, () => discard(child, program));
+    if (waited) return waited;
+    started = performance.now();
     const writer = child.stdin.getWriter();
     const token = options.egressToken ?? "";
     await writer.write(new TextEncoder().encode(`${command}\0${token}\0`)).catch(() => {});
@@ -156,6 +165,9 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     // The next spare is spawned while this command runs (the spawn blocks the thread).
     options.standby!.refill(spec);
   } else {
+    const waited = options.ready && await waitUntilReady(options, () => Promise.resolve());
+    if (waited) return waited;
+    started = performance.now();
     program = context.mode === "bwrap"
       ? startSandboxed(argv, env, context.workspace, grace)
       : context.mode === "docker"
@@ -170,6 +182,7 @@ export async function runShell(command: string, options: RunShellOptions): Promi
   const timer = setTimeout(() => stop("timeout"), timeoutMs);
   const onAbort = () => stop("interrupted");
   signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) stop("interrupted"); // aborted while the command was being handed over
   let code: number, stdout: CappedText, stderr: CappedText;
   try {
     [code, stdout, stderr] = await Promise.all([
@@ -194,4 +207,34 @@ export async function runShell(command: string, options: RunShellOptions): Promi
   return code === 0
     ? { ok: true, output: text }
     : { ok: false, error: { kind: "failed", message: text } };
+}
+
+/**
+ * Wait for `options.ready`: `undefined` to go on, or the result of a call interrupted while it
+ * waited (after `cleanUp`). @throws the reason `ready` rejected with, after `cleanUp`
+ */
+async function waitUntilReady(
+  options: RunShellOptions,
+  cleanUp: () => Promise<void>,
+): Promise<ToolResult | undefined> {
+  try {
+    await options.ready;
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+  if (!options.signal?.aborted) return undefined;
+  await cleanUp();
+  return {
+    ok: false,
+    error: { kind: "interrupted", message: "The command was interrupted before it started" },
+  };
+}
+
+/** Kill a taken spare that never got its command, and release its pipes. */
+async function discard(child: Deno.ChildProcess, program: Started): Promise<void> {
+  program.kill();
+  await program.exited;
+  await Promise.all([child.stdout.cancel(), child.stderr.cancel()]).catch(() => {});
+  await child.stdin.close().catch(() => {});
 }

@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { endPhase, startPhase } from "../_util/step_phase.ts";
 import { SandboxStandby } from "./_sandbox_standby.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { AddDir } from "../config/add_dirs.ts";
@@ -152,14 +151,22 @@ export class SandboxBroker implements ToolBroker {
   /**
    * Run one call in its sandbox. Never throws for tool-level failures.
    *
-   * @param invocation the call (arguments are validated again against the tool's schema)
+   * @param call the call (arguments are validated again against the tool's schema)
    * @param signal aborts the call and kills what it started (a shell sandbox)
+   * @param ready nothing of the call acts before it resolves (`runAfter`); a rejection rejects
    * @returns the tool result
    * @throws what `resolveWorkspace` throws other than `WORKSPACE_INVALID`; `OdekError`
    *   `TOOL_CHILD_FAILED` when deno or bwrap cannot be started at all
    */
-  async run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult> {
-    return await this.#screened(invocation, () => this.#run(invocation, signal));
+  run(call: ToolInvocation, signal?: AbortSignal, ready?: Promise<void>): Promise<ToolResult> {
+    const result = this.#screened(call, () => this.#run(call, signal, ready));
+    // A call refused before it would have waited: the caller still learns that `ready` failed.
+    return ready ? Promise.all([result, ready]).then(([done]) => done) : result;
+  }
+
+  /** `run` that acts only once `ready` resolves (see `ToolBroker.runAfter`). */
+  runAfter(call: ToolInvocation, ready: Promise<void>, signal?: AbortSignal): Promise<ToolResult> {
+    return this.run(call, signal, ready);
   }
 
   /**
@@ -201,13 +208,11 @@ export class SandboxBroker implements ToolBroker {
     return this.#refusals.subscribe(listener);
   }
 
-  async #run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult> {
+  async #run(invocation: ToolInvocation, signal?: AbortSignal, ready?: Promise<void>) {
     if (this.#closed) {
       return failure("failed", `Cannot run ${invocation.name}: the broker is closed`);
     }
-    const admitting = startPhase();
     const admitted = await admitCall(invocation, this.#options);
-    endPhase("broker:admit", admitting);
     if ("ok" in admitted) return admitted;
     const { tool, args, workspace, addDirs, verdict } = admitted;
     const { real, derive } = await scopeDeriver(
@@ -238,6 +243,7 @@ export class SandboxBroker implements ToolBroker {
           protectedExtra: facts?.protectedExtra ?? [],
           defer,
           ...(signal ? { signal } : {}),
+          ...(ready ? { ready } : {}),
         }),
     );
   }
@@ -254,11 +260,13 @@ export class SandboxBroker implements ToolBroker {
       signal?: AbortSignal;
       /** Hand the end of the protected-file check to something outliving the call (a job). */
       defer: () => () => RevertedPath[];
+      ready?: Promise<void>; // nothing of the call takes effect before it resolves (`runAfter`)
     },
   ): Promise<ToolResult> {
     const { name } = invocation;
-    const { signal, workspace, addDirs } = options;
+    const { signal, workspace, addDirs, ready } = options;
     const context = await this.#hostContext();
+    if (tool.category !== "shell") await ready; // a shell call waits with its sandbox ready
     if (tool.category === "files") {
       return await runFileCall(this.#pools.files, this.#context.protectedRoots, invocation, args, {
         set,
@@ -311,6 +319,7 @@ export class SandboxBroker implements ToolBroker {
       targetUsers: this.#targetUsers,
       ...(this.#options.egress ? { egress: this.#options.egress } : {}),
       ...(signal ? { signal } : {}),
+      ...(ready ? { ready } : {}),
     });
   }
 
@@ -350,9 +359,7 @@ export class SandboxBroker implements ToolBroker {
    */
   prepare(): void {
     if (this.#closed) return;
-    const start = startPhase();
     this.#standby.prepare();
-    endPhase("broker:prepare-spares", start);
   }
 
   /**

@@ -252,6 +252,19 @@ export interface ToolBroker extends AsyncDisposable {
    */
   run(invocation: ToolInvocation, signal?: AbortSignal): Promise<ToolResult>;
   /**
+   * {@linkcode ToolBroker.run}, but nothing of the call may take effect before `ready` resolves;
+   * work without effects (admission, deriving the scope, rendering a sandbox, taking a spare
+   * one) may overlap the wait. The loop passes the journal's `tool_started` write, so the record
+   * is on disk before the call can act (design §8.3). When `ready` rejects, the call must not
+   * run and the promise rejects with that reason. Brokers need not implement it: the loop then
+   * waits for the record before it calls `run`.
+   */
+  runAfter?(
+    invocation: ToolInvocation,
+    ready: Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<ToolResult>;
+  /**
    * A hint that the caller is about to wait (for the model): a good moment to start what the next
    * call will need, such as a spare sandbox. Synchronous work here must be short; never throws.
    */

@@ -171,16 +171,28 @@ async function runOne(
       }, { tool: name });
     }, context.heartbeatMs);
     try {
-      // Before it can have an effect: a resume treats a started call as possibly done.
+      // On disk before the call can have an effect: a resume treats a started call as possibly
+      // done.
       const journaling = startPhase();
-      await context.journal.recordToolStarted?.(call.id);
-      endPhase("journal:tool_started", journaling);
+      const recorded = Promise.resolve(context.journal.recordToolStarted?.(call.id))
+        .finally(() => endPhase("journal:tool_started", journaling));
       const running = startPhase();
-      result = core
-        ? await runCoreTool(context, prepared.invocation)
-        : source?.type === "provider"
-        ? await source.provider.run(prepared.invocation, context.signal, providedContext(context))
-        : await context.broker.run(prepared.invocation, context.signal);
+      const broker = context.broker;
+      if (!core && source?.type !== "provider" && broker.runAfter) {
+        // The broker admits the call and readies its sandbox while the record is written; the
+        // call acts only once it is on disk (and never if it cannot be written).
+        [result] = await Promise.all([
+          broker.runAfter(prepared.invocation, recorded, context.signal),
+          recorded,
+        ]);
+      } else {
+        await recorded;
+        result = core
+          ? await runCoreTool(context, prepared.invocation)
+          : source?.type === "provider"
+          ? await source.provider.run(prepared.invocation, context.signal, providedContext(context))
+          : await broker.run(prepared.invocation, context.signal);
+      }
       endPhase("tool-run", running);
     } finally {
       clearInterval(heartbeat);
