@@ -12,7 +12,7 @@ const KNOWN_WARNINGS = [
   // Modules only some runs need, by a URL relative to their importer (docs/performance.md: Deno
   // pre-loads the graph of a literal import()): each command, the MCP provider, the classifier,
   // the checkpoint store, continue from run.
-  ...Array(10).fill("unanalyzable-dynamic-import src/cli/main.ts"),
+  ...Array(15).fill("unanalyzable-dynamic-import src/cli/main.ts"),
   "unanalyzable-dynamic-import src/cli/run_command.ts",
   "unanalyzable-dynamic-import src/mcp/mcp_tools.ts",
   "unanalyzable-dynamic-import src/runtime/runtime.ts",
