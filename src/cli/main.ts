@@ -38,13 +38,17 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   try {
     switch (command) {
       case undefined: {
-        const { canChat, chatCommand } = await import("./chat_command.ts");
+        const { canChat, chatCommand }: typeof import("./chat_command.ts") = await import(
+          sibling("./chat_command.ts")
+        );
         if (canChat(io)) return await chatCommand([], io);
         io.stdout.write(`${HELP_TEXT.main}\n`);
         return EXIT.usage;
       }
       case "chat": {
-        const { chatCommand } = await import("./chat_command.ts");
+        const { chatCommand }: typeof import("./chat_command.ts") = await import(
+          sibling("./chat_command.ts")
+        );
         return await chatCommand(rest, io);
       }
       case "help":
@@ -108,11 +112,15 @@ export async function main(args: string[], io: CliIO): Promise<number> {
         return await mcpCommand(rest, io);
       }
       case "serve": {
-        const { serveCommand } = await import("./serve_command.ts");
+        const { serveCommand }: typeof import("./serve_command.ts") = await import(
+          sibling("./serve_command.ts")
+        );
         return await serveCommand(rest, io);
       }
       case "worker": {
-        const { workerCommand } = await import("./worker_command.ts");
+        const { workerCommand }: typeof import("./worker_command.ts") = await import(
+          sibling("./worker_command.ts")
+        );
         return await workerCommand(rest, io);
       }
       case "classify": {
@@ -124,7 +132,9 @@ export async function main(args: string[], io: CliIO): Promise<number> {
       case "subagent": {
         // What delegate_tasks starts (docs/subagents.md); its parent starts subagent_main.ts,
         // which needs no permission to load. This is the same code path, for a person to try.
-        const { subagentCommand } = await import("./subagent_command.ts");
+        const { subagentCommand }: typeof import("./subagent_command.ts") = await import(
+          sibling("./subagent_command.ts")
+        );
         return await subagentCommand(Deno.stdin.readable, Deno.stdout.writable);
       }
       default:

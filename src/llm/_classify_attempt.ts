@@ -18,6 +18,7 @@ import {
 } from "./_model_error.ts";
 import { messageRetryHintMs, retryAfterMs } from "./_retry_after.ts";
 import { ModelTimeoutError } from "./_timed_fetch.ts";
+import { ModelApiError, ModelConnectionError } from "./_chat_transport.ts";
 import { NonStreamResponseError } from "./_guard_response.ts";
 import { type ModelFailure, RETRYABLE_STATUSES } from "./retry_policy.ts";
 
@@ -64,7 +65,7 @@ const TRANSIENT_STREAM_ERROR =
 /**
  * Classifies what an attempt threw.
  *
- * @param err what the SDK (or the stream under it) threw
+ * @param err what the transport (or the stream under it) threw
  * @param ctx the request's context
  */
 export function classifyAttempt(err: unknown, ctx: ClassifyContext): AttemptOutcome {
@@ -86,14 +87,11 @@ export function classifyAttempt(err: unknown, ctx: ClassifyContext): AttemptOutc
   const where = displayURL(ctx.baseURL);
   const timeout = findTimeout(err);
   if (timeout) return timeoutOutcome(timeout, where, err);
-  const e = err as { status?: unknown; error?: unknown; headers?: unknown; message?: string };
-  const { sdk } = ctx;
   const mapped = toModelError(err, ctx) as OdekError;
-  // APIConnectionError (and its timeout subclass) extend APIError: they are handled below.
-  if (err instanceof sdk.APIError && !(err instanceof sdk.APIConnectionError)) {
-    const provider = providerMessage(e.error) ?? e.message ?? "";
-    const code = errorField(e.error, "code") ?? errorField(e.error, "type") ?? "";
-    const status = typeof e.status === "number" ? e.status : undefined;
+  if (err instanceof ModelApiError) {
+    const provider = providerMessage(err.error) ?? err.message;
+    const code = errorField(err.error, "code") ?? errorField(err.error, "type") ?? "";
+    const status = err.status;
     if (
       (status === undefined || status === 400 || status === 413 || status === 422) &&
       (code === "context_length_exceeded" || CONTEXT_LENGTH.test(provider))
@@ -108,10 +106,10 @@ export function classifyAttempt(err: unknown, ctx: ClassifyContext): AttemptOutc
         ? { type: "failure", failure: { type: "transient", reason: "stream_error" }, error: mapped }
         : { type: "throw", error: mapped };
     }
-    const headers = e.headers instanceof Headers ? e.headers : new Headers();
+    const headers = err.headers ?? new Headers();
     const retryAfter = retryAfterMs(headers, ctx.nowMs) ??
       messageRetryHintMs(provider, ctx.nowMs);
-    const type = errorField(e.error, "type") ?? "";
+    const type = errorField(err.error, "type") ?? "";
     const quotaExhausted = (status === 402 || status === 403 || status === 429 ||
       status === 400) &&
       (QUOTA_CODES.test(code) || QUOTA_CODES.test(type) || QUOTA.test(provider));
@@ -122,13 +120,6 @@ export function classifyAttempt(err: unknown, ctx: ClassifyContext): AttemptOutc
       ...(quotaExhausted ? { quotaExhausted } : {}),
     };
     return { type: "failure", failure, error: mapped };
-  }
-  if (err instanceof sdk.APIConnectionTimeoutError) {
-    return {
-      type: "failure",
-      failure: { type: "fatal", reason: "request_timeout" },
-      error: mapped,
-    };
   }
   const detail = causeText(err);
   // The fetch standard's "bad ports" (9, 25, 6000, …): no retry can help.
@@ -148,7 +139,7 @@ export function classifyAttempt(err: unknown, ctx: ClassifyContext): AttemptOutc
     return { type: "failure", failure: { type: "transient", reason: "malformed" }, error: mapped };
   }
   if (
-    err instanceof sdk.APIConnectionError ||
+    err instanceof ModelConnectionError ||
     /reset|closed|broken pipe|eof|error reading a body|connection/i.test(detail)
   ) {
     return { type: "failure", failure: { type: "transient", reason: "reset" }, error: mapped };

@@ -1,5 +1,5 @@
 /**
- * A fetch wrapper that looks at a chat-completions response before the SDK parses it: a 200 that
+ * A fetch wrapper that looks at a chat-completions response before it is parsed: a 200 that
  * is not an event stream (a web page, a JSON body, plain text) fails at once, saying what came
  * back and what to check; error bodies are cut to a bounded size.
  *
@@ -15,7 +15,7 @@ export interface GuardResponseOptions {
   baseURL: string;
   /** Replaced by `[redacted]` in anything quoted. */
   apiKey: string;
-  /** Bytes of an error body passed on to the SDK; the rest is dropped. @default 65_536 */
+  /** Bytes of an error body passed on to the parser; the rest is dropped. @default 65_536 */
   maxErrorBodyBytes?: number;
 }
 

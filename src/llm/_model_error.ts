@@ -1,10 +1,12 @@
 /**
- * Maps whatever the `openai` SDK (or the fetch under it) threw into odek's error family.
+ * Maps whatever a model request (the transport or the fetch under it) threw into odek's error
+ * family.
  *
  * @module
  */
 import { OdekError } from "../_util/odek_error.ts";
 import { describeBody, looksLikeMarkup } from "./_describe_body.ts";
+import { ModelApiError, ModelConnectionError } from "./_chat_transport.ts";
 
 /** What the mapping needs to know about the request. */
 export interface ModelErrorContext {
@@ -18,25 +20,13 @@ export interface ModelErrorContext {
   signal?: AbortSignal;
   /** Whether the error came while reading the stream (after the response started). */
   midStream: boolean;
-  /** The SDK's error classes (the SDK is loaded lazily, so they are passed in). */
-  sdk: SdkErrorClasses;
-}
-
-// deno-lint-ignore no-explicit-any
-type ErrorClass = abstract new (...args: any[]) => Error;
-
-/** The `openai` SDK error classes the mapping tells apart. */
-export interface SdkErrorClasses {
-  APIError: ErrorClass;
-  APIConnectionError: ErrorClass;
-  APIConnectionTimeoutError: ErrorClass;
 }
 
 /** Cap on the provider's error text kept in a message, in characters. */
 const PROVIDER_MESSAGE_LIMIT = 500;
 
 /**
- * Turns an SDK or fetch failure into the error `complete()` throws: the caller's abort reason,
+ * Turns a transport or fetch failure into the error `complete()` throws: the caller's abort reason,
  * an {@linkcode OdekError} found in the cause chain (e.g. `CASSETTE_MISMATCH`), or a new
  * `MODEL_UNREACHABLE` / `MODEL_ERROR` / `MODEL_PROTOCOL`.
  */
@@ -46,28 +36,18 @@ export function toModelError(err: unknown, ctx: ModelErrorContext): unknown {
   if (inner) return inner;
   const where = displayURL(ctx.baseURL);
   const scrub = (text: string) => scrubSecret(text, ctx.apiKey);
-  const e = err as { status?: unknown; error?: unknown; message?: string };
   const detail = scrub(causeText(err));
-  const { sdk } = ctx;
-  if (err instanceof sdk.APIError && typeof e.status === "number") {
-    const provider = scrub(statusErrorText(e.status, e.error, e.message));
+  if (err instanceof ModelApiError && err.status !== undefined) {
+    const provider = scrub(statusErrorText(err.error, err.body));
     return new OdekError(
       "MODEL_ERROR",
-      `The model at ${where} answered HTTP ${e.status}: ${truncate(provider)}${
-        notFoundHint(e.status, provider, ctx.baseURL)
+      `The model at ${where} answered HTTP ${err.status}: ${truncate(provider)}${
+        notFoundHint(err.status, provider, ctx.baseURL)
       }`,
       { cause: err },
     );
   }
-  if (err instanceof sdk.APIConnectionTimeoutError) {
-    return new OdekError(
-      "MODEL_UNREACHABLE",
-      `The model at ${where} did not answer within ${ctx.requestTimeoutMs} ms. ` +
-        `Check that the server is up and not overloaded, or raise the request timeout.`,
-      { cause: err },
-    );
-  }
-  if (err instanceof sdk.APIConnectionError) {
+  if (err instanceof ModelConnectionError) {
     return new OdekError(
       "MODEL_UNREACHABLE",
       `Cannot reach the model at ${where}: ${connectionReason(detail)}. ` +
@@ -75,8 +55,8 @@ export function toModelError(err: unknown, ctx: ModelErrorContext): unknown {
       { cause: err },
     );
   }
-  if (err instanceof sdk.APIError) {
-    const provider = scrub(providerMessage(e.error) ?? e.message ?? "");
+  if (err instanceof ModelApiError) {
+    const provider = scrub(providerMessage(err.error) ?? err.message);
     return new OdekError(
       "MODEL_ERROR",
       `The model at ${where} reported an error in its stream: ${truncate(provider)}`,
@@ -138,13 +118,12 @@ function connectionReason(detail: string): string {
 
 /**
  * The provider's words for an HTTP error: the `error.message` of a JSON body, else the body
- * itself (the SDK's message is `<status> <body>`), a web page named by its title, never dumped.
+ * itself, a web page named by its title, never dumped.
  */
-export function statusErrorText(status: number, error: unknown, message?: string): string {
+export function statusErrorText(error: unknown, body: string | undefined): string {
   const fromJson = providerMessage(error);
   if (fromJson !== undefined) return fromJson;
-  const body = (message ?? "").replace(new RegExp(`^${status}\\s*`), "");
-  if (body === "" || body === "status code (no body)") return "(no body)";
+  if (body === undefined || body.trim() === "") return "(no body)";
   return looksLikeMarkup(body) ? describeBody(body) : body;
 }
 
@@ -171,7 +150,7 @@ export function baseUrlHint(baseURL: string): string {
     : `most servers serve the API under /v1, so try --base-url ${where}/v1.`;
 }
 
-/** The provider's error message from an SDK error's `error` field. */
+/** The provider's error message from a {@linkcode ModelApiError}'s `error` field. */
 export function providerMessage(error: unknown): string | undefined {
   if (typeof error === "string") return error;
   const message = (error as { message?: unknown } | undefined)?.message;

@@ -1,16 +1,20 @@
 /**
- * Collects the `data:` payloads of a server-sent-events byte stream, for recording.
+ * Collects the `data:` payloads of a server-sent-events byte stream, for recording. The framing is
+ * `eventsource-parser`'s, as for the model client's own reading (`_chat_transport.ts`).
  *
  * @module
  */
+import { createParser, type EventSourceParser } from "eventsource-parser";
 
 /**
- * Feeds bytes in, splits events on blank lines, and keeps each event's `data:` payload: parsed
- * JSON, or the raw text when it is not JSON. `[DONE]` sets {@linkcode SseCollector.done}.
+ * Feeds bytes in and keeps each event's `data:` payload: parsed JSON, or the raw text when it is
+ * not JSON. `[DONE]` sets {@linkcode SseCollector.done}; nothing after it is kept.
  */
 export class SseCollector {
   readonly #decoder = new TextDecoder();
-  #buffer = "";
+  readonly #parser: EventSourceParser = createParser({
+    onEvent: (event) => this.#event(event.data),
+  });
   /** The payloads seen so far, in order. */
   readonly chunks: unknown[] = [];
   /** Whether `data: [DONE]` was seen. */
@@ -18,28 +22,17 @@ export class SseCollector {
 
   /** Adds bytes; complete events are parsed at once. */
   push(bytes: Uint8Array): void {
-    this.#buffer += this.#decoder.decode(bytes, { stream: true });
-    this.#drain(false);
+    this.#parser.feed(this.#decoder.decode(bytes, { stream: true }));
   }
 
-  /** Parses whatever is left at the end of the stream. */
+  /** Parses whatever is left at the end of the stream, an unfinished last event included. */
   end(): void {
-    this.#buffer += this.#decoder.decode();
-    this.#drain(true);
+    this.#parser.feed(this.#decoder.decode());
+    this.#parser.reset({ consume: true });
   }
 
-  #drain(atEnd: boolean): void {
-    const events = this.#buffer.split(/\r\n\r\n|\n\n|\r\r/);
-    this.#buffer = atEnd ? "" : events.pop() ?? "";
-    for (const event of events) this.#event(event);
-  }
-
-  #event(event: string): void {
-    const data = event.split(/\r\n|\n|\r/)
-      .filter((line) => line.startsWith("data:"))
-      .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5));
-    if (data.length === 0 || this.done) return;
-    const payload = data.join("\n");
+  #event(payload: string): void {
+    if (this.done) return;
     if (payload === "[DONE]") {
       this.done = true;
       return;

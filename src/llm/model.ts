@@ -1,6 +1,6 @@
 /**
  * The model seam: what the loop needs from a chat-completions model. The real implementation is
- * {@linkcode OpenAIModel} (streaming, via the `openai` SDK); tests use the fake server in
+ * {@linkcode OpenAIModel} (streaming over `fetch`); tests use the fake server in
  * `src/testing/` or a scripted model.
  *
  * @module

@@ -1,16 +1,16 @@
 /**
- * The real {@linkcode Model}: streaming chat completions through the `openai` SDK, against any
- * OpenAI-compatible base URL, with odek's own retries and timeouts.
+ * The real {@linkcode Model}: streaming chat completions over `fetch`, against any
+ * OpenAI-compatible base URL, with odek's own retries, timeouts and stream assembly.
  *
  * @module
  */
-import type { OpenAI } from "openai";
 import { OdekError } from "../_util/odek_error.ts";
 import { DEFAULT_QUIRKS, type ProviderQuirks } from "../config/provider_quirks.ts";
 import { ChatStreamAssembler } from "./chat_stream_assembler.ts";
 import { guardResponse } from "./_guard_response.ts";
 import { type AttemptOutcome, classifyAttempt } from "./_classify_attempt.ts";
-import { displayURL, type SdkErrorClasses } from "./_model_error.ts";
+import { displayURL } from "./_model_error.ts";
+import { type ChatTransportOptions, streamChatCompletion } from "./_chat_transport.ts";
 import { withRetries } from "./_retry_loop.ts";
 import { timedFetch } from "./_timed_fetch.ts";
 import { type Clock, systemClock } from "./clock.ts";
@@ -66,11 +66,6 @@ export interface OpenAIModelOptions {
   quirks?: Partial<ProviderQuirks>;
 }
 
-interface Client {
-  openai: OpenAI;
-  errors: SdkErrorClasses;
-}
-
 /** A broken 200 found while assembling the stream. */
 class TurnFailure extends Error {
   constructor(readonly reason: TransientReason, readonly error: OdekError) {
@@ -79,14 +74,14 @@ class TurnFailure extends Error {
 }
 
 /**
- * A chat-completions model reached over HTTP with the `openai` SDK, loaded lazily on the first
- * {@linkcode OpenAIModel.complete} so that importing this module costs nothing.
+ * A chat-completions model reached over HTTP: `fetch`, server-sent events framed by
+ * `eventsource-parser`, and odek's own retries, timeouts and assembly (no SDK).
  *
  * Every request streams (`stream: true`, and `stream_options.include_usage` unless the quirks
  * say the provider refuses it) and sends `tools` only when there are some; the transcript goes
  * through {@linkcode toWireMessages}. A 200 that is not an event stream (a web page, JSON, text)
  * fails at once with `MODEL_PROTOCOL`, naming what came back. Deltas are assembled by {@linkcode ChatStreamAssembler}; tool-call
- * arguments are not validated here. The SDK's own retries are off; odek's policy
+ * arguments are not validated here. odek's policy
  * ({@linkcode decideRetry}) retries HTTP 408/429/500/502/503/504/529, resets, timeouts before the
  * answer or inside the stream, and 200s that are malformed, choice-less or cut before their
  * `finish_reason`; refused connections and DNS failures get two quick retries. Each request is
@@ -127,10 +122,10 @@ export class OpenAIModel implements Model {
   readonly #policy: RetryPolicyOptions;
   readonly #clock: Clock;
   readonly #quirks: ProviderQuirks;
-  #client: Promise<Client> | undefined;
+  readonly #transport: ChatTransportOptions;
 
   /**
-   * A client for one model at one base URL. Nothing is loaded or sent until the first request.
+   * A client for one model at one base URL. Nothing is sent until the first request.
    *
    * @param options base URL, API key, model id, and optional fetch, timeouts, retry policy, clock and headers
    */
@@ -149,6 +144,21 @@ export class OpenAIModel implements Model {
     this.#policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.#clock = options.clock ?? systemClock;
     this.#quirks = { ...DEFAULT_QUIRKS, ...options.quirks };
+    const inner = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#transport = {
+      baseURL: options.baseURL,
+      apiKey: options.apiKey,
+      ...(options.headers ? { headers: options.headers } : {}),
+      // A 200 that is not an event stream fails at once (issue 14, case 9).
+      fetch: guardResponse(
+        timedFetch(inner, {
+          connectTimeoutMs: this.#connectMs,
+          idleTimeoutMs: this.#idleMs,
+          requestTimeoutMs: this.#timeoutMs,
+        }),
+        { baseURL: options.baseURL, apiKey: options.apiKey },
+      ),
+    };
   }
 
   /**
@@ -172,7 +182,6 @@ export class OpenAIModel implements Model {
     onDelta?: (delta: ModelDelta) => void,
   ): Promise<ModelResponse> {
     request.signal?.throwIfAborted();
-    const client = await this.#loadClient();
     // An error thrown by the caller's onDelta passes through unchanged, never as a model fault.
     let callbackError: { error: unknown } | undefined;
     const guarded = onDelta && ((delta: ModelDelta) => {
@@ -200,11 +209,10 @@ export class OpenAIModel implements Model {
         idleTimeoutMs: this.#idleMs,
         signal: request.signal,
         midStream: false,
-        sdk: client.errors,
         nowMs: this.#clock.now(),
       });
     };
-    return await withRetries(() => this.#attempt(client, request, guarded), classify, {
+    return await withRetries(() => this.#attempt(request, guarded), classify, {
       policy: this.#policy,
       clock: this.#clock,
       signal: request.signal,
@@ -212,9 +220,8 @@ export class OpenAIModel implements Model {
     });
   }
 
-  /** One request: throws what the SDK threw, or a {@linkcode TurnFailure} for a broken 200. */
+  /** One request: throws what the transport threw, or a {@linkcode TurnFailure} for a broken 200. */
   async #attempt(
-    { openai }: Client,
     request: ModelRequest,
     onDelta: ((delta: ModelDelta) => void) | undefined,
   ): Promise<ModelResponse> {
@@ -224,19 +231,16 @@ export class OpenAIModel implements Model {
       source: `the model at ${displayURL(this.#options.baseURL)}`,
     });
     const quirks = this.#quirks;
-    const stream = await openai.chat.completions.create({
+    const stream = streamChatCompletion(this.#transport, {
       model: this.#options.model,
       // The transcript is the wire format, made acceptable to strict providers (valid JSON
       // arguments; reasoning_content echoed back where the provider wants it, odek-go §3 step 6).
-      messages: toWireMessages(
-        request.messages,
-        quirks,
-      ) as OpenAI.Chat.ChatCompletionMessageParam[],
+      messages: toWireMessages(request.messages, quirks),
       ...(request.tools.length > 0 ? { tools: request.tools } : {}),
       ...(request.maxTokens !== undefined ? { [quirks.maxTokensField]: request.maxTokens } : {}),
       stream: true,
       ...(quirks.streamUsage ? { stream_options: { include_usage: true } } : {}),
-    }, { signal: request.signal });
+    }, request.signal);
     for await (const chunk of stream) {
       try {
         assembler.push(chunk);
@@ -247,7 +251,6 @@ export class OpenAIModel implements Model {
         throw err;
       }
     }
-    // The SDK ends the iteration quietly when the request is aborted mid-stream.
     request.signal?.throwIfAborted();
     try {
       return assembler.finish();
@@ -255,52 +258,5 @@ export class OpenAIModel implements Model {
       const empty = assembler.chunkCount > 0 && assembler.choiceCount === 0;
       throw new TurnFailure(empty ? "empty_choices" : "cut", err as OdekError);
     }
-  }
-
-  /**
-   * Start loading the SDK now (it loads on the first {@linkcode OpenAIModel.complete}
-   * otherwise), so that its load overlaps what the caller does before its first request.
-   * Never throws.
-   */
-  prepare(): void {
-    this.#loadClient().catch(() => {}); // complete() loads it again and reports the failure
-  }
-
-  #loadClient(): Promise<Client> {
-    this.#client ??= (async () => {
-      performance.mark("odek:pre-openai");
-      // Computed: a literal import() would load the SDK with every importer of this module.
-      const sdk: typeof import("./_openai_sdk.ts") = await import(
-        new URL("./_openai_sdk.ts", import.meta.url).href
-      );
-      performance.mark("odek:openai");
-      const inner = this.#options.fetch ?? ((input, init) => fetch(input, init));
-      const openai = new sdk.OpenAI({
-        baseURL: this.#options.baseURL,
-        apiKey: this.#options.apiKey,
-        // Explicit nulls keep OPENAI_* environment variables from leaking into requests.
-        organization: null,
-        project: null,
-        adminAPIKey: null,
-        webhookSecret: null,
-        maxRetries: 0,
-        // odek's own bounds (timedFetch) end a request first, with a message that names them.
-        timeout: this.#timeoutMs + 5_000,
-        logLevel: "off",
-        // A 200 that is not an event stream fails at once (issue 14, case 9).
-        fetch: guardResponse(
-          timedFetch(inner, {
-            connectTimeoutMs: this.#connectMs,
-            idleTimeoutMs: this.#idleMs,
-            requestTimeoutMs: this.#timeoutMs,
-          }),
-          { baseURL: this.#options.baseURL, apiKey: this.#options.apiKey },
-        ),
-        ...(this.#options.headers ? { defaultHeaders: this.#options.headers } : {}),
-      });
-      return { openai, errors: sdk };
-    })();
-    this.#client.catch(() => this.#client = undefined);
-    return this.#client;
   }
 }

@@ -205,7 +205,8 @@ export async function openSessionHost(
       ...(parts.fetch ? { fetch: parts.fetch } : {}),
       ...(parts.clock ? { clock: parts.clock } : {}),
     });
-    // Its SDK loads while the broker and the session are set up.
+    // A client with something to load (Model.prepare) loads it while the broker and the session
+    // are set up.
     modelClient.prepare?.();
     performance.mark("odek:model");
     const { denyRules } = hostConfig;

@@ -59,7 +59,7 @@ Deno.test("src/ folders import only from layers to their left", async () => {
 
 Deno.test("third-party SDKs are imported only from their adapter folder", async () => {
   const owners: Record<string, string> = {
-    openai: "src/llm/",
+    "eventsource-parser": "src/llm/",
     hono: "src/serve/",
     "@dbos-inc/dbos-sdk": "src/durable/",
     pg: "src/durable/",

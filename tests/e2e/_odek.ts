@@ -14,6 +14,7 @@ export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
 export const ODEK_FLAGS = [
   "run",
   "--no-prompt",
+  "--v8-flags=--liftoff-only,--max-semi-space-size=1",
   "--allow-read",
   "--allow-write",
   "--allow-env",

@@ -277,13 +277,39 @@ Deno.test("new OpenAIModel() refuses an empty API key with MISSING_API_KEY", () 
   );
 });
 
-Deno.test("openai_model.ts loads the openai SDK lazily (type-only static import, computed specifier)", async () => {
-  const source = await Deno.readTextFile(new URL("../../src/llm/openai_model.ts", import.meta.url));
-  const staticImports = source.match(/^import\s+(?!type\b)[^;]*from\s+"openai";/gm) ?? [];
-  assert.deepEqual(staticImports, []);
-  // A computed specifier: a literal import("openai") would be loaded with this module's graph
-  // (tests/arch/mcp_sdk_lazy_test.ts checks what odek run loads).
-  assert.match(source, /await import\(\s*new URL\("\.\/_openai_sdk\.ts", import\.meta\.url\)/);
+Deno.test("the model client sends a plain fetch: the method, path, JSON body and headers (extra headers last)", async () => {
+  const seen: { url: string; init: RequestInit }[] = [];
+  const fetcher: typeof fetch = (input, init) => {
+    seen.push({ url: String(input), init: init ?? {} });
+    return Promise.resolve(
+      new Response(
+        'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\n' +
+          "data: [DONE]\n\n",
+        { headers: { "content-type": "text/event-stream" } },
+      ),
+    );
+  };
+  const model = new OpenAIModel({
+    baseURL: "http://127.0.0.1:1/v1/",
+    apiKey: KEY,
+    model: "m",
+    fetch: fetcher,
+    headers: { "x-extra": "1" },
+  });
+  const res = await model.complete(request(1));
+  assert.equal(res.message.content, "ok");
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0].url, "http://127.0.0.1:1/v1/chat/completions");
+  assert.equal(seen[0].init.method, "POST");
+  const headers = new Headers(seen[0].init.headers);
+  assert.equal(headers.get("authorization"), `Bearer ${KEY}`);
+  assert.equal(headers.get("content-type"), "application/json");
+  assert.equal(headers.get("x-extra"), "1");
+  const body = JSON.parse(String(seen[0].init.body));
+  assert.equal(body.model, "m");
+  assert.equal(body.stream, true);
+  assert.deepEqual(body.stream_options, { include_usage: true });
+  assert.ok(!("tools" in body), "no tools key without tools");
 });
 
 Deno.test("OpenAIModel.complete() reports a DNS failure as MODEL_UNREACHABLE", async () => {
