@@ -39,6 +39,7 @@ export async function warmToolChildren(root: string, deno = Deno.execPath()): Pr
     const out = await child.output().finally(() => clearTimeout(timer));
     // An entry may refuse its missing arguments (module_tool.ts): only Deno's own errors count.
     const stderr = new TextDecoder().decode(out.stderr);
+    // deno-lint-ignore no-control-regex -- matching terminal escape sequences is the point
     if (/(^|\n)(\x1b\[[0-9;]*m)*error(\x1b\[[0-9;]*m)*: /.test(stderr)) {
       throw new Error(`tools/${entry} did not start: ${stderr}`);
     }

@@ -50,6 +50,7 @@ Deno.test("ChatRenderer: banner once per session, reasoning dimmed, answers as m
   r.handle(started);
   r.endRun();
   assert.equal(screen.match(/m @ 127\.0\.0\.1:9/g)?.length, 1, "the banner is shown once");
+  // deno-lint-ignore no-control-regex -- matching terminal escape sequences is the point
   assert.match(screen, /\x1b\[2mpondering/);
   assert.match(screen, /Done/);
   assert.doesNotMatch(screen, /\*\*Done\*\*/);

@@ -112,6 +112,7 @@ Deno.test("readLine() keeps the cursor on the right row of a wrapped, multi-line
   assert.match(last, /abcdefghijkl\r\n… x/);
   // The final redraw climbs from the cursor's row (2: two rows of the first line, one more).
   assert.ok(redraws.at(-1)!.length > 0);
+  // deno-lint-ignore no-control-regex -- matching terminal escape sequences is the point
   assert.match(screen, /\x1b\[2A\r\x1b\[J›/);
 });
 

@@ -38,13 +38,16 @@ Deno.test("MarkdownStream: the model's escapes never reach the terminal, links k
   const { out } = render([
     "Look\x1b[2J\x1b]0;pwned\x07 here: [docs](http://127.0.0.1:9/x) and \x1b]8;;http://127.0.0.1:9/\x07hidden\x1b]8;;\x07\n",
   ], true);
+  // deno-lint-ignore no-control-regex -- matching terminal escape sequences is the point
   assert.doesNotMatch(out, /\x1b\[2J|\x1b\]/);
   assert.match(out, /127\.0\.0\.1:9\/x/, "the link target is shown");
   // Only colour and style sequences are left.
+  // deno-lint-ignore no-control-regex -- matching terminal escape sequences is the point
   assert.deepEqual(out.match(/\x1b[^m]*?[A-Za-ln-z]/g) ?? [], []);
 });
 
 Deno.test("MarkdownStream without colour prints plain text", () => {
   const { out } = render(["## Heading\n\n*em* text\n"]);
+  // deno-lint-ignore no-control-regex -- matching terminal escape sequences is the point
   assert.doesNotMatch(out, /\x1b/);
 });

@@ -54,7 +54,7 @@ Deno.test({
 
     await odek.type("/model");
     await odek.press("Enter");
-    await odek.waitFor(/  fake-model\n  other-model\nnow: gpt-4.1-mini/, "models");
+    await odek.waitFor(/ {2}fake-model\n {2}other-model\nnow: gpt-4.1-mini/, "models");
     await odek.type("/model other-model");
     await odek.press("Enter");
     await odek.waitFor(/model other-model for the next turns/, "model-switched");
