@@ -9,7 +9,8 @@
  *   other flags) and its own `DENO_DIR` (`src/broker/tool_child_deno_dir.ts`), and is sent
  *   `preload`, so every handler module is transpiled and code-cached there too, not only the
  *   modules of its start (without that a new file-tool scope compiled its handlers on every
- *   start, ~150–250 ms).
+ *   start, ~150–250 ms); then its cache's SQLite logs are folded into the databases
+ *   (`checkpoint_deno_cache.ts`), which a sandboxed child copies into its private `/tmp`.
  *
  * Each entry reads the child protocol from stdin and exits when it closes.
  *
@@ -71,6 +72,21 @@ export async function warmToolChildren(root: string, deno = Deno.execPath()): Pr
     if (/(^|\n)(\x1b\[[0-9;]*m)*error(\x1b\[[0-9;]*m)*: /.test(stderr)) {
       throw new Error(`tools/${entry} did not start: ${stderr}`);
     }
+    if (permissions !== undefined) await checkpoint(deno, env!.DENO_DIR);
+  }
+}
+
+/** Fold the cache's SQLite logs into its databases (`checkpoint_deno_cache.ts`), in a deno of its own. */
+async function checkpoint(deno: string, dir: string): Promise<void> {
+  const script = new URL("./checkpoint_deno_cache.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(deno, {
+    args: ["run", "--no-config", `--allow-read=${dir}`, `--allow-write=${dir}`, script, dir],
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(`cannot checkpoint ${dir}: ${new TextDecoder().decode(out.stderr)}`);
   }
 }
 
