@@ -147,7 +147,7 @@ export class ToolChildServer {
     }
     const parsed = (this.#waiting ?? Promise.resolve()).then(() => parseWithSchema(line));
     const answered = parsed.then((checked) => this.#dispatch(checked));
-    const waiting = parsed.then(() => {});
+    const waiting = parsed.then(() => {}, () => {});
     this.#waiting = waiting;
     void waiting.then(() => {
       if (this.#waiting === waiting) this.#waiting = null;
@@ -337,10 +337,21 @@ function quickParse(line: string): Parsed | undefined {
   return message === undefined ? undefined : { ok: true, message };
 }
 
-/** The verdict of the protocol's schema (`CoreMessageSchema`, imported now) on a line. */
+/**
+ * The verdict of the protocol's schema (`CoreMessageSchema`, imported now) on a line; never
+ * rejects (a schema that cannot be imported refuses the line, saying why).
+ */
 async function parseWithSchema(line: string): Promise<Parsed> {
-  const { CoreMessageSchema, parseMessage } = await import(
-    "./child_protocol.ts"
-  );
-  return parseMessage(CoreMessageSchema, line);
+  try {
+    const { CoreMessageSchema, parseMessage } = await import("./child_protocol.ts");
+    return parseMessage(CoreMessageSchema, line);
+  } catch (error) {
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      json = undefined;
+    }
+    return { ok: false, json, problem: `cannot check it (${(error as Error).message})` };
+  }
 }
