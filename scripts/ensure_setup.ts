@@ -31,10 +31,15 @@ export async function setupDigest(root: string): Promise<string> {
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Whether both `node_modules` folders are there and were installed from the current inputs. */
+/**
+ * Whether both `node_modules` folders are there and were installed from the current inputs, and
+ * the tool children's own Deno caches were filled (`src/broker/tool_child_deno_dir.ts`; a
+ * checkout set up before they existed runs setup once more).
+ */
 export async function setupIsCurrent(root: string): Promise<boolean> {
   try {
     if (!Deno.statSync(join(root, "tools/node_modules")).isDirectory) return false;
+    if (!Deno.statSync(join(root, "tools/.deno_cache/files")).isDirectory) return false;
     return Deno.readTextFileSync(join(root, STAMP)).trim() === await setupDigest(root);
   } catch {
     return false;

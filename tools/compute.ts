@@ -3,13 +3,23 @@
  * `--allow-*` flag, and inside bwrap no workspace mounted): it can read no file, reach no network,
  * see no environment variable and run nothing. It serves the catalogue's `compute` entries
  * (`_catalogue/compute_tools.ts`) with the child protocol; the request's `workspace` is ignored.
+ * Like the file child it imports the entries on its first call and each handler on its tool's.
  *
  * @module
  */
 import { ToolChildServer } from "./_catalogue/child_server.ts";
-import { COMPUTE_TOOLS } from "./_catalogue/compute_tools.ts";
 import { streamTransport } from "./_catalogue/line_transport.ts";
-import { loadHandler } from "./_load_handler.ts";
+import type { ChildToolEntry } from "./_catalogue/tool_entry.ts";
+import { type HandlerModules, loadHandler } from "./_load_handler.ts";
+
+/** The handler modules of the compute tools (string literals: see `_load_handler.ts`). */
+export const COMPUTE_HANDLER_MODULES: HandlerModules = {
+  "_math_eval.ts": () => import("./_math_eval.ts"),
+  "_diff_texts.ts": () => import("./_diff_texts.ts"),
+  "_json_query.ts": () => import("./_json_query.ts"),
+  "_checksum.ts": () => import("./_checksum.ts"),
+  "_base64.ts": () => import("./_base64.ts"),
+};
 
 /**
  * The compute child's server: its registry is the catalogue's `compute` entries.
@@ -30,8 +40,8 @@ import { loadHandler } from "./_load_handler.ts";
 export function computeToolServer(): ToolChildServer {
   return new ToolChildServer({
     name: "compute",
-    entries: COMPUTE_TOOLS,
-    load: loadHandler,
+    entries: async () => (await import("./_catalogue/compute_tools.ts")).COMPUTE_TOOLS,
+    load: (entry: ChildToolEntry) => loadHandler(entry, COMPUTE_HANDLER_MODULES),
   });
 }
 

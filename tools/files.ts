@@ -5,12 +5,28 @@
  * lines on stdio) and exits when stdin closes. Every target is realpathed and must lie inside
  * the request's workspace (or an added root).
  *
+ * It starts with only the protocol's zod-free parts loaded: the catalogue entries (their zod
+ * schemas) are imported on the first call, and each tool's handler module on that tool's first
+ * call, from {@linkcode FILE_HANDLER_MODULES}.
+ *
  * @module
  */
 import { ToolChildServer } from "./_catalogue/child_server.ts";
-import { FILE_TOOLS } from "./_catalogue/file_tools.ts";
 import { streamTransport } from "./_catalogue/line_transport.ts";
-import { loadHandler } from "./_load_handler.ts";
+import type { ChildToolEntry } from "./_catalogue/tool_entry.ts";
+import { type HandlerModules, loadHandler } from "./_load_handler.ts";
+
+/** The handler modules of the file tools (string literals: see `_load_handler.ts`). */
+export const FILE_HANDLER_MODULES: HandlerModules = {
+  "_read_file.ts": () => import("./_read_file.ts"),
+  "_write_file.ts": () => import("./_write_file.ts"),
+  "_patch.ts": () => import("./_patch.ts"),
+  "_search_files.ts": () => import("./_search_files.ts"),
+  "_glob.ts": () => import("./_glob.ts"),
+  "_file_info.ts": () => import("./_file_info.ts"),
+  "_tree.ts": () => import("./_tree.ts"),
+  "_head_tail.ts": () => import("./_head_tail.ts"),
+};
 
 /**
  * The file-tool child's server: its registry is the catalogue's `files` entries.
@@ -31,8 +47,8 @@ import { loadHandler } from "./_load_handler.ts";
 export function fileToolServer(): ToolChildServer {
   return new ToolChildServer({
     name: "file-tool",
-    entries: FILE_TOOLS,
-    load: loadHandler,
+    entries: async () => (await import("./_catalogue/file_tools.ts")).FILE_TOOLS,
+    load: (entry: ChildToolEntry) => loadHandler(entry, FILE_HANDLER_MODULES),
   });
 }
 

@@ -10,9 +10,14 @@
  */
 import { ToolChildServer } from "./_catalogue/child_server.ts";
 import { streamTransport } from "./_catalogue/line_transport.ts";
-import { loadHandler } from "./_load_handler.ts";
-import { WEB_TOOLS } from "./_catalogue/web_tools.ts";
+import type { ChildToolEntry } from "./_catalogue/tool_entry.ts";
+import { type HandlerModules, loadHandler } from "./_load_handler.ts";
 import { EgressClient } from "./_web_fetch.ts";
+
+/** The handler modules of the web tools (string literals: see `_load_handler.ts`). */
+export const WEB_HANDLER_MODULES: HandlerModules = {
+  "_web_tools.ts": () => import("./_web_tools.ts"),
+};
 
 /**
  * The web child's server: its registry is the catalogue's `web` entries, and every handler gets
@@ -36,9 +41,9 @@ import { EgressClient } from "./_web_fetch.ts";
 export function webToolServer(egress: EgressClient): ToolChildServer {
   return new ToolChildServer({
     name: "web",
-    entries: WEB_TOOLS,
+    entries: async () => (await import("./_catalogue/web_tools.ts")).WEB_TOOLS,
     services: { egress },
-    load: loadHandler,
+    load: (entry: ChildToolEntry) => loadHandler(entry, WEB_HANDLER_MODULES),
   });
 }
 

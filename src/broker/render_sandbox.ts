@@ -10,6 +10,7 @@ import type { PermissionSet } from "./permission_set.ts";
 import type { SandboxContext } from "./sandbox_context_shape.ts";
 import { EGRESS_LAUNCHER, EGRESS_TOKEN_ENV } from "./_egress_launcher.ts";
 import { GIT_NEUTRAL_ENV } from "./_git_neutral_env.ts";
+import { CACHE_PRELUDE, SANDBOX_DENO_DIR, toolChildDenoDir } from "./tool_child_deno_dir.ts";
 import {
   CLOSE_DESCRIPTORS,
   type MountCheck,
@@ -99,7 +100,9 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * (read-only but for its device nodes, with its own `/dev/shm`), `/proc`, `/tmp` and `/run` (host
  * sockets live there), the home an empty tmpfs with `readOnlyHomeFiles` bound back (`/tmp`,
  * `/dev/shm` and the home capped at `tmpfsMaxBytes`), each protected root hidden under an
- * empty tmpfs, for a tool child `toolsDir`, deno and DENO_DIR read-only, then the
+ * empty tmpfs, for a tool child `toolsDir` and deno read-only (a catalogue child's `DENO_DIR`
+ * is its own, inside `toolsDir`: see `tool_child_deno_dir.ts`; a module-tool child's is the
+ * context's `denoDir`, bound read-only too), then the
  * workspace and the set's paths (writable wins), parents before children. All namespaces are
  * unshared (network included: the namespace has only `lo`) and every capability is dropped (as
  * root, bwrap would otherwise keep them, and `umount ~` would reveal the home). `/proc/sys`,
@@ -170,6 +173,13 @@ export function renderSandbox(
   const reads = isolated ? [] : unique([c.workspace, ...set.readPaths, ...writes].map(checked));
   const cwd = isolated ? "/" : checked(c.workspace);
   const scratch = !toolChild && c.scratchDir !== undefined ? checked(c.scratchDir) : null;
+  const moduleChild = command.kind === "tool_child" && command.module !== undefined;
+  const childCache = command.kind === "tool_child" && !moduleChild
+    ? toolChildDenoDir(checked(c.toolsDir), checked(command.entry))
+    : "";
+  // A catalogue child in bwrap copies its cache's SQLite files into its /tmp (see the module).
+  const cacheCopy = childCache !== "" && c.mode !== "none" && c.bwrapPath !== null;
+  const childDenoDir = moduleChild ? c.denoDir : cacheCopy ? SANDBOX_DENO_DIR : childCache;
   const env: Record<string, string> = {
     ...c.extraEnv,
     PATH: SANDBOX_PATH,
@@ -179,7 +189,7 @@ export function renderSandbox(
     LANG: "C.UTF-8",
     TMPDIR: scratch ?? "/tmp",
     NO_COLOR: "1",
-    ...(toolChild ? { DENO_DIR: c.denoDir } : {}),
+    ...(toolChild ? { DENO_DIR: childDenoDir } : {}),
   };
   // The fixed git keys a repository could set to run a program, neutralised for a program whose
   // workspace is read-only (a read scope: nothing configured by the repository may run).
@@ -215,6 +225,8 @@ export function renderSandbox(
     if (run.length > 0) inner.push(`--allow-run=${unique(run).join(",")}`);
     inner.push(checked(command.entry), ...moduleChildArgs(command.module));
     if (egress) inner.push(`--egress-socket=${socket}`);
+    const prelude = ["/bin/sh", "-c", CACHE_PRELUDE, "odek-cache", childCache, SANDBOX_DENO_DIR];
+    if (cacheCopy) inner = [...prelude, ...inner];
   }
   if (c.mode === "none" || (c.bwrapPath === null && toolChild)) {
     return { argv: ["/bin/bash", "-c", CLOSE_DESCRIPTORS, "odek-fds", ...inner], env };
@@ -253,7 +265,7 @@ export function renderSandbox(
   mounts.push(["--ro-bind", checked(c.denoPath), 1]);
   if (toolChild) {
     mounts.push(["--ro-bind", c.toolsDir, 1]);
-    mounts.push(["--ro-bind-try", checked(c.denoDir), 1]);
+    if (moduleChild) mounts.push(["--ro-bind-try", checked(c.denoDir), 1]);
   }
   if (c.egressSocket !== undefined) mounts.push(["--tmpfs", dirname(checked(c.egressSocket)), 0]);
   if (egress) {
@@ -316,6 +328,8 @@ export function renderSandbox(
       argv.push("--size", String(size), op, path);
     }
   }
+  const cacheLink = ["--symlink", `${childCache}/gen`, `${SANDBOX_DENO_DIR}/gen`];
+  if (cacheCopy) argv.push("--dir", SANDBOX_DENO_DIR, ...cacheLink);
   // Nothing may be written where a host path is hidden or shown empty: it would be discarded.
   if (c.scratchRoot !== undefined) argv.push("--remount-ro", checked(c.scratchRoot));
   if (emptyTmp && !toolChild) argv.push("--remount-ro", "/tmp");

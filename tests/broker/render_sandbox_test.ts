@@ -11,6 +11,7 @@ import {
   type SandboxContext,
 } from "../../src/broker/render_sandbox.ts";
 import { CLOSE_DESCRIPTORS, SANDBOX_CHECK } from "../../src/broker/_sandbox_check.ts";
+import { CACHE_PRELUDE, SANDBOX_DENO_DIR } from "../../src/broker/tool_child_deno_dir.ts";
 
 const WS = "/srv/ws";
 const CONTEXT: SandboxContext = {
@@ -129,14 +130,22 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       ["--tmpfs", "/home/u/.odek"],
       ["--ro-bind-try", "/home/u/.gitconfig"],
       ["--ro-bind", "/opt/odek/tools"],
-      ["--ro-bind-try", "/home/u/.cache/deno"],
       ["--ro-bind", "/home/u/.deno/bin/deno"],
     ]);
     assert.deepEqual(argv.slice(sep - 2, sep + 1), ["--chdir", WS, "--"]);
     // This context pins nothing (no `pin`): no mount is checked, the descriptors are closed.
     assert.deepEqual(inside(argv).checks, []);
     assert.deepEqual(inside(argv).cwd, [WS, ""]);
+    // Its own Deno cache (inside the tools, read-only), not the user's: its SQLite files are
+    // copied into a DENO_DIR in its private /tmp, with the transpiled modules linked there.
+    const cache = "/opt/odek/tools/.deno_cache/files";
     assert.deepEqual(inside(argv).program, [
+      "/bin/sh",
+      "-c",
+      CACHE_PRELUDE,
+      "odek-cache",
+      cache,
+      SANDBOX_DENO_DIR,
       "/home/u/.deno/bin/deno",
       "run",
       "--no-prompt",
@@ -148,6 +157,15 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       `--allow-read=${WS}`,
       "/opt/odek/tools/files.ts",
     ]);
+    const dir = argv.indexOf("--dir");
+    assert.deepEqual(argv.slice(dir, dir + 5), [
+      "--dir",
+      SANDBOX_DENO_DIR,
+      "--symlink",
+      `${cache}/gen`,
+      `${SANDBOX_DENO_DIR}/gen`,
+    ]);
+    assert.ok(dir > argv.lastIndexOf("/tmp") && dir < sep, "after the private /tmp");
     assert.deepEqual(env, {
       PATH: SANDBOX_PATH,
       HOME: "/home/u",
@@ -156,8 +174,12 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       LANG: "C.UTF-8",
       TMPDIR: "/tmp",
       NO_COLOR: "1",
-      DENO_DIR: "/home/u/.cache/deno",
+      DENO_DIR: SANDBOX_DENO_DIR,
     });
+    // Without bwrap the child uses its cache in place; a module-tool child keeps the user's.
+    const bare = renderSandbox(set(), { ...CONTEXT, mode: "none" }, TOOL);
+    assert.equal(bare.env.DENO_DIR, cache);
+    assert.ok(!bare.argv.includes(CACHE_PRELUDE));
   });
   await t.step("writable tool child with extra read and write paths", () => {
     const { argv } = renderSandbox(
@@ -404,10 +426,9 @@ Deno.test("renderSandbox() pins every bind and hands each to the check inside th
     assert.ok(!argv.includes("/home/u/.gitconfig"));
     assert.ok(!mounts(argv).some(([op, p]) => op.endsWith("-try") && !p.startsWith("/proc/")));
   });
-  await t.step("a tool child: its tools and DENO_DIR too; the compute child only its own", () => {
+  await t.step("a tool child: its tools (its DENO_DIR inside); the compute child its own", () => {
     const { checks } = inside(renderSandbox(set(), pinned, TOOL).argv);
     assert.deepEqual(checks.map(([dest, , mode]) => `${mode} ${dest}`).sort(), [
-      "ro /home/u/.cache/deno",
       "ro /home/u/.deno/bin/deno",
       "ro /opt/odek/tools",
       `ro ${WS}`,
@@ -419,7 +440,6 @@ Deno.test("renderSandbox() pins every bind and hands each to the check inside th
     );
     const { checks: own, cwd } = inside(isolated.argv);
     assert.deepEqual(own.map(([dest]) => dest).sort(), [
-      "/home/u/.cache/deno",
       "/home/u/.deno/bin/deno",
       "/opt/odek/tools",
     ]);

@@ -139,7 +139,11 @@ Deno.test("a call that times out is cancelled in the child with reason timeout",
 
 Deno.test("a handler that ignores its cancel makes the core give up on the child", async () => {
   let release = () => {};
-  const stuck = () => new Promise<string>((resolve) => release = () => resolve("late"));
+  const started = Promise.withResolvers<void>();
+  const stuck = () => {
+    started.resolve();
+    return new Promise<string>((resolve) => release = () => resolve("late"));
+  };
   const gaveUp = Promise.withResolvers<string>();
   const c = connect({ stuck }, { cancelGraceMs: 20, onUnresponsive: gaveUp.resolve });
   try {
@@ -147,6 +151,8 @@ Deno.test("a handler that ignores its cancel makes the core give up on the child
     const call = c.client.call({ tool: "stuck", args: {}, workspace: "/" }, {
       signal: controller.signal,
     });
+    // Cancelled once it runs (a call cancelled before its handler starts never runs it).
+    await started.promise;
     controller.abort();
     assert.equal((await call).type, "stopped");
     assert.equal(await gaveUp.promise, "stuck");

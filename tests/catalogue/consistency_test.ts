@@ -21,11 +21,11 @@ import {
   TOOL_CATALOGUE,
   type ToolEntry,
 } from "../../tools/_catalogue/mod.ts";
-import { loadHandler } from "../../tools/_load_handler.ts";
+import { type HandlerModules, loadHandler } from "../../tools/_load_handler.ts";
 import { EgressClient } from "../../tools/_web_fetch.ts";
-import { computeToolServer } from "../../tools/compute.ts";
-import { fileToolServer } from "../../tools/files.ts";
-import { webToolServer } from "../../tools/web.ts";
+import { COMPUTE_HANDLER_MODULES, computeToolServer } from "../../tools/compute.ts";
+import { FILE_HANDLER_MODULES, fileToolServer } from "../../tools/files.ts";
+import { WEB_HANDLER_MODULES, webToolServer } from "../../tools/web.ts";
 import { ROOT } from "../arch/_source_files.ts";
 
 const CONTEXT = {
@@ -42,6 +42,13 @@ const CHILDREN: Record<ChildCategory, { program: string; server: ToolChildServer
   files: { program: "tools/files.ts", server: fileToolServer() },
   compute: { program: "tools/compute.ts", server: computeToolServer() },
   web: { program: "tools/web.ts", server: webToolServer(egress) },
+};
+
+/** Each child category's handler modules (the only modules its child can import). */
+const MODULES: Record<ChildCategory, HandlerModules> = {
+  files: FILE_HANDLER_MODULES,
+  compute: COMPUTE_HANDLER_MODULES,
+  web: WEB_HANDLER_MODULES,
 };
 
 /** Arguments the entry's rule reads, filled with harmless sample values (never run). */
@@ -178,7 +185,7 @@ async function checkEntry(entry: ToolEntry, specs: ReturnType<typeof builtinTool
   if (isChildEntry(entry)) {
     const child = CHILDREN[entry.category];
     await Deno.stat(join(ROOT, child.program));
-    const handler = await loadHandler(entry);
+    const handler = await loadHandler(entry, MODULES[entry.category]);
     assert.equal(typeof handler, "function", `${name}: ${entry.handler.module} has its handler`);
     const answer = await child.server.answer(
       JSON.stringify({ type: "call", id: 1, tool: name, args: { "?": 1 }, workspace: "/" }),

@@ -2,17 +2,18 @@
  * The child's end of the child protocol: serves the catalogue entries of one category, runs calls
  * concurrently, stops a call when the core cancels it, and answers every call exactly once.
  *
+ * It loads no zod at start: a received line passes a check without zod
+ * (`core_message_check.ts`) or is checked with the protocol's schema, imported then; a tool's
+ * argument schema comes with its handler, on the tool's first call (see
+ * {@linkcode ToolChildServerOptions.entries}).
+ *
  * @module
  */
-import {
-  type CallMessage,
-  type ChildMessage,
-  CoreMessageSchema,
-  parseMessage,
-  type ResultMessage,
-} from "./child_protocol.ts";
+// Types only: the protocol's zod schemas are loaded when a line fails the fast check.
+import type { CallMessage, ChildMessage, CoreMessage, ResultMessage } from "./child_protocol.ts";
+import { acceptCoreMessage } from "./core_message_check.ts";
 import type { LineTransport } from "./line_transport.ts";
-import { toChildError } from "./tool_failure.ts";
+import { isZodError, toChildError } from "./tool_failure.ts";
 import type { ArgsZod } from "./tool_entry.ts";
 
 /** What every handler gets besides its arguments. */
@@ -59,8 +60,12 @@ export interface ServedTool {
 export interface ToolChildServerOptions {
   /** The child's name in messages, e.g. `file-tool`. */
   name: string;
-  /** The entries this child serves (its registry). */
-  entries: readonly ServedTool[];
+  /**
+   * The entries this child serves (its registry), or a function that imports them: called once,
+   * on the first call (or `preload`), so a child whose entries' schemas need zod starts without
+   * it (the catalogue children, `tools/_load_handler.ts`).
+   */
+  entries: readonly ServedTool[] | (() => Promise<readonly ServedTool[]>);
   /** Added to every handler's context, e.g. the web child's egress client. @default {} */
   services?: Readonly<Record<string, unknown>>;
   /**
@@ -106,19 +111,21 @@ export interface ToolChildServerOptions {
  */
 export class ToolChildServer {
   readonly #name: string;
-  readonly #entries: ReadonlyMap<string, ServedTool>;
+  readonly #listEntries: () => Promise<readonly ServedTool[]>;
+  #entries: Promise<ReadonlyMap<string, ServedTool>> | null = null;
   readonly #services: Readonly<Record<string, unknown>>;
   readonly #load: (entry: ServedTool) => Promise<ToolHandler>;
   readonly #handlers = new Map<string, Promise<ToolHandler>>();
   /** The calls running now, by id: cancelling one aborts its controller. */
   readonly #running = new Map<number, AbortController>();
+  /** Set while a line waits for the protocol's schema to be imported and checked. */
+  #waiting: Promise<void> | null = null;
 
   /** @param options the child's name, its entries, services and handler loader */
   constructor(options: ToolChildServerOptions) {
     this.#name = options.name;
-    this.#entries = new Map(
-      options.entries.map((entry) => [entry.name, entry]),
-    );
+    const { entries } = options;
+    this.#listEntries = typeof entries === "function" ? entries : () => Promise.resolve(entries);
     this.#services = options.services ?? {};
     this.#load = (entry) => options.load(entry);
   }
@@ -131,8 +138,25 @@ export class ToolChildServer {
    * @param line one message from the core
    * @returns the answer, or `undefined` for `cancel` and `preload`
    */
-  async answer(line: string): Promise<ChildMessage | undefined> {
-    const parsed = parseMessage(CoreMessageSchema, line);
+  answer(line: string): Promise<ChildMessage | undefined> {
+    // Lines are handled in order (a cancel finds the call sent before it): while one waits for
+    // the protocol's schema, the lines after it wait too.
+    if (this.#waiting === null) {
+      const quick = quickParse(line);
+      if (quick !== undefined) return this.#dispatch(quick);
+    }
+    const parsed = (this.#waiting ?? Promise.resolve()).then(() => parseWithSchema(line));
+    const answered = parsed.then((checked) => this.#dispatch(checked));
+    const waiting = parsed.then(() => {}, () => {});
+    this.#waiting = waiting;
+    void waiting.then(() => {
+      if (this.#waiting === waiting) this.#waiting = null;
+    });
+    return answered;
+  }
+
+  /** Handle one parsed line; a call is registered (so a cancel finds it) before any await. */
+  async #dispatch(parsed: Parsed): Promise<ChildMessage | undefined> {
     if (!parsed.ok) {
       const id = (parsed.json as { id?: unknown } | null)?.id;
       if (typeof id === "number" && Number.isInteger(id) && id >= 0) {
@@ -160,7 +184,7 @@ export class ToolChildServer {
         );
         return undefined;
       case "preload":
-        for (const entry of this.#entries.values()) {
+        for (const entry of (await this.#registry()).values()) {
           void this.#handler(entry).catch(() => {});
         }
         return undefined;
@@ -194,9 +218,24 @@ export class ToolChildServer {
 
   async #call(call: CallMessage): Promise<ResultMessage> {
     const { id, tool } = call;
-    const entry = this.#entries.get(tool);
+    const controller = new AbortController();
+    this.#running.set(id, controller);
+    let entries: ReadonlyMap<string, ServedTool>;
+    try {
+      entries = await this.#registry();
+    } catch (error) {
+      this.#running.delete(id);
+      return {
+        type: "result",
+        id,
+        ok: false,
+        error: toChildError(tool, error),
+      };
+    }
+    const entry = entries.get(tool);
     if (entry === undefined) {
-      const served = [...this.#entries.keys()].join(", ");
+      this.#running.delete(id);
+      const served = [...entries.keys()].join(", ");
       return {
         type: "result",
         id,
@@ -208,8 +247,6 @@ export class ToolChildServer {
         },
       };
     }
-    const controller = new AbortController();
-    this.#running.set(id, controller);
     try {
       const args = entry.args.parse(call.args);
       const handler = await this.#handler(entry);
@@ -232,15 +269,29 @@ export class ToolChildServer {
       if (controller.signal.aborted) {
         return failure(id, "cancelled", `${tool} was cancelled and stopped`);
       }
+      // A ZodError comes from a loaded zod: importing it again costs nothing.
+      const prettify = isZodError(error) ? (await import("zod")).prettifyError : undefined;
       return {
         type: "result",
         id,
         ok: false,
-        error: toChildError(tool, error),
+        error: toChildError(tool, error, prettify),
       };
     } finally {
       this.#running.delete(id);
     }
+  }
+
+  /** The entries by name, listed on first use; a failed listing is retried on the next call. */
+  #registry(): Promise<ReadonlyMap<string, ServedTool>> {
+    if (this.#entries === null) {
+      const listing = this.#listEntries().then((entries) =>
+        new Map(entries.map((entry) => [entry.name, entry]))
+      );
+      listing.catch(() => this.#entries = null);
+      this.#entries = listing;
+    }
+    return this.#entries;
   }
 
   #handler(entry: ServedTool): Promise<ToolHandler> {
@@ -261,4 +312,46 @@ function failure(
   message: string,
 ): ResultMessage {
   return { type: "result", id, ok: false, error: { kind, message } };
+}
+
+type Parsed =
+  | { ok: true; message: CoreMessage }
+  | { ok: false; json: unknown; problem: string };
+
+/**
+ * A line from the core, without zod: not JSON (as `parseMessage` says it), or a message that
+ * passes the fast check; `undefined` when only the protocol's schema can tell.
+ */
+function quickParse(line: string): Parsed | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch (error) {
+    return {
+      ok: false,
+      json: undefined,
+      problem: `not JSON (${(error as Error).message})`,
+    };
+  }
+  const message = acceptCoreMessage(json);
+  return message === undefined ? undefined : { ok: true, message };
+}
+
+/**
+ * The verdict of the protocol's schema (`CoreMessageSchema`, imported now) on a line; never
+ * rejects (a schema that cannot be imported refuses the line, saying why).
+ */
+async function parseWithSchema(line: string): Promise<Parsed> {
+  try {
+    const { CoreMessageSchema, parseMessage } = await import("./child_protocol.ts");
+    return parseMessage(CoreMessageSchema, line);
+  } catch (error) {
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      json = undefined;
+    }
+    return { ok: false, json, problem: `cannot check it (${(error as Error).message})` };
+  }
 }

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { z } from "zod";
 import type { ChildError } from "./child_protocol.ts";
 
 /** How a tool call failed, as the model will be told. */
@@ -81,6 +80,8 @@ export class EgressRefusal extends ToolFailure {
  *
  * @param tool the tool name, used in the message
  * @param error what was thrown
+ * @param prettify describes a `ZodError` (zod's `prettifyError`: this module loads no zod, so a
+ *   child starts without it); without it the error's own message is used
  * @returns the error to send
  *
  * @example A Deno denial
@@ -90,7 +91,11 @@ export class EgressRefusal extends ToolFailure {
  * if (error.kind !== "denied") throw new Error(error.kind);
  * ```
  */
-export function toChildError(tool: string, error: unknown): ChildError {
+export function toChildError(
+  tool: string,
+  error: unknown,
+  prettify?: (error: never) => string,
+): ChildError {
   if (error instanceof EgressRefusal) {
     const { message, url, host, port } = error;
     return { kind: "egress_refused", message, url, host, port };
@@ -100,10 +105,11 @@ export function toChildError(tool: string, error: unknown): ChildError {
       ? { kind: "invalid_arguments", message: error.message }
       : { kind: error.kind, message: error.message, name: error.name };
   }
-  if (error instanceof z.ZodError) {
+  if (isZodError(error)) {
+    const described = prettify ? prettify(error as never) : error.message;
     return {
       kind: "invalid_arguments",
-      message: `Invalid arguments for ${tool}: ${z.prettifyError(error)}`,
+      message: `Invalid arguments for ${tool}: ${described}`,
     };
   }
   const err = error instanceof Error ? error : new Error(String(error));
@@ -127,4 +133,26 @@ export function toChildError(tool: string, error: unknown): ChildError {
     name: err.name,
     ...(code ? { code } : {}),
   };
+}
+
+/**
+ * Whether a thrown value is a zod validation error (a `ZodError` of any zod copy: its name and
+ * its `issues` list), told without loading zod.
+ *
+ * @param error what was thrown
+ * @returns whether it is one
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { isZodError } from "./tool_failure.ts";
+ * const parsed = z.string().safeParse(1);
+ * if (parsed.success || !isZodError(parsed.error) || isZodError(new Error("x"))) throw new Error();
+ * ```
+ */
+export function isZodError(
+  error: unknown,
+): error is Error & { issues: unknown[] } {
+  return error instanceof Error && error.name === "ZodError" &&
+    Array.isArray((error as { issues?: unknown }).issues);
 }
