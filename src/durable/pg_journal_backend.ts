@@ -64,13 +64,17 @@ export class PgJournalBackend implements JournalBackend {
       [id, this.#options.owner, key, text],
     );
     if (inserted.rowCount === 0) {
-      // A replay of the workflow that created it: the same owner, nothing seen yet.
-      const row = await this.#pool.query(`SELECT lock_owner FROM odek.sessions WHERE id = $1`, [
-        id,
-      ]);
+      // A replay of the workflow that created it (nothing seen yet): its meta record is there
+      // under this workflow's key. The earlier execution may still hold the lock (it was killed
+      // mid-run) or have released it (killed after its run ended, before the engine recorded
+      // the end): the replay takes it back either way; another owner's lock is SESSION_LOCKED.
       if (!this.#options.dedupe || this.#options.view !== 0) return false;
-      if (row.rows[0]?.lock_owner !== this.#options.owner) return false;
-      await this.#insert(id, key, text);
+      const mine = await this.#pool.query(
+        `SELECT 1 FROM odek.journal WHERE session_id = $1 AND dedupe = $2`,
+        [id, key],
+      );
+      if (mine.rowCount === 0) return false;
+      await this.lock(id);
     }
     return true;
   }

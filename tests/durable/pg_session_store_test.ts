@@ -69,6 +69,36 @@ Deno.test({
           ]);
         },
       );
+
+      await t.step(
+        "a replay after the first execution closed the session (killed before the engine recorded the end) opens it again",
+        async () => {
+          const write = async () => {
+            const session = await store("wf-3", { view: 0, dedupe: "wf-3" }).create({
+              ...init,
+              id: "three",
+            });
+            await session.append({ role: "user", content: "task" });
+            return session;
+          };
+          await (await write()).close(); // the lock is released, the workflow not finished
+          const replay = await write();
+          await replay.close();
+          assert.deepEqual((await store("x").read("three")).messages.map((m) => m.content), [
+            "task",
+          ]);
+          // Another workflow's create of the same name is still refused, and so is a replay
+          // while another owner holds the session.
+          const other = await store("wf-4", { view: 0, dedupe: "wf-4" })
+            .create({ ...init, id: "three" }).then(() => "created", (e) => e.message);
+          assert.match(other, /already exists/);
+          const held = await store("b").open("three");
+          const code = await store("wf-3", { view: 0, dedupe: "wf-3" })
+            .create({ ...init, id: "three" }).then(() => "created", (e) => e.code);
+          assert.equal(code, "SESSION_LOCKED");
+          await held.close();
+        },
+      );
     } finally {
       await pool.end();
     }
