@@ -64,11 +64,23 @@ export class PgJournalBackend implements JournalBackend {
       [id, this.#options.owner, key, text],
     );
     if (inserted.rowCount === 0) {
-      // A replay of the workflow that created it: the same owner, nothing seen yet.
-      const row = await this.#pool.query(`SELECT lock_owner FROM odek.sessions WHERE id = $1`, [
-        id,
-      ]);
+      // A replay of the workflow that created it: nothing seen yet, and its meta record is there
+      // under this workflow's key (an execution that closed the session, unlocking it, may have
+      // died before the workflow ended) or it still holds the lock.
       if (!this.#options.dedupe || this.#options.view !== 0) return false;
+      const row = await this.#pool.query(
+        `SELECT lock_owner, EXISTS (SELECT 1 FROM odek.journal WHERE session_id = $1 AND dedupe = $2)
+           AS mine FROM odek.sessions WHERE id = $1`,
+        [id, key],
+      );
+      if (row.rows[0]?.mine) {
+        const relocked = await this.#pool.query(
+          `UPDATE odek.sessions SET lock_owner = $2, locked_at = now()
+           WHERE id = $1 AND (lock_owner IS NULL OR lock_owner = $2) RETURNING id`,
+          [id, this.#options.owner],
+        );
+        return relocked.rowCount === 1;
+      }
       if (row.rows[0]?.lock_owner !== this.#options.owner) return false;
       await this.#insert(id, key, text);
     }

@@ -47,7 +47,14 @@ Deno.test({
       const base = (await git(["--git-dir", bare, "rev-parse", "main"], root)).trim();
       const spec = { repository: bare, ref: "main", branch: "odek/run/r1" };
       const scratchRoot = join(root, "scratch");
-      await Deno.mkdir(scratchRoot);
+      // A scratch root others can write is refused (the path is predictable).
+      await Deno.mkdir(scratchRoot, { mode: 0o755 });
+      await Deno.chmod(scratchRoot, 0o755);
+      await assert.rejects(
+        RunWorkspace.create({ git: spec, sessionId: "s1", runId: "r1", scratchRoot }),
+        /must be a directory of this user with mode 0700/,
+      );
+      await Deno.chmod(scratchRoot, 0o700);
 
       let first: string;
       {
@@ -130,6 +137,7 @@ Deno.test({
       const bare = await bareRepository(root, "app", { "a.txt": "a\n" });
       const base = (await git(["--git-dir", bare, "rev-parse", "main"], root)).trim();
       const at = new Date("2026-12-02T03:00:00Z");
+      await Deno.mkdir(join(root, "scratch"), { mode: 0o700 });
       const heads: string[] = [];
       // The same step done twice from the same start at the same checkpoint time (two branches,
       // so the second does not start from the first's push).
@@ -138,6 +146,7 @@ Deno.test({
           git: { repository: bare, ref: base, branch },
           sessionId: "s2",
           runId: "r2",
+          scratchRoot: join(root, "scratch"),
           now: () => at,
         });
         await ws.checkout(base);
