@@ -96,7 +96,9 @@ export class RunWorkspace implements AsyncDisposable {
         "WORKSPACE_INVALID",
         `The scratch folder ${root} must be a directory of this user with mode 0700 (it is a ${
           info.isSymlink ? "symlink" : info.isDirectory ? "directory" : "file"
-        }, uid ${info.uid}, mode ${(info.mode! & 0o777).toString(8)}): fix it or pass another --git-scratch.`,
+        }, uid ${info.uid}, mode ${
+          (info.mode! & 0o777).toString(8)
+        }): fix it or pass another --git-scratch.`,
       );
     }
     // The same path on every worker and in every execution of the run: the path is in the
@@ -341,7 +343,7 @@ export class RunWorkspace implements AsyncDisposable {
         failure = error;
         // A rejected push (the branch moved) will not pass on a retry.
         if (/rejected|non-fast-forward|fetch first/.test((error as Error).message)) break;
-        await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));
+        if (attempt < 2) await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));
       }
     }
     throw failure;
