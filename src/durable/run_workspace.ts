@@ -14,13 +14,12 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import { runGit, type RunGitOptions } from "../broker/run_git.ts";
 import { GitCheckpointStore } from "../checkpoint/git_checkpoint_store.ts";
 import { materializeTree } from "./_materialize_tree.ts";
+import { runScratch } from "./_run_scratch.ts";
 import type { QueuedRunGit, QueuedRunGitResult } from "./queued_run.ts";
 
 /** Options of {@linkcode RunWorkspace.create}. */
@@ -88,26 +87,7 @@ export class RunWorkspace implements AsyncDisposable {
    * @throws {OdekError} `GIT_FAILED` when git cannot create the repository (not installed)
    */
   static async create(options: RunWorkspaceOptions): Promise<RunWorkspace> {
-    const root = options.scratchRoot ?? join(tmpdir(), "odek-runs");
-    await Deno.mkdir(root, { recursive: true, mode: 0o700 });
-    const info = await Deno.lstat(root);
-    if (!info.isDirectory || info.uid !== Deno.uid() || (info.mode! & 0o077) !== 0) {
-      throw new OdekError(
-        "WORKSPACE_INVALID",
-        `The scratch folder ${root} must be a directory of this user with mode 0700 (it is a ${
-          info.isSymlink ? "symlink" : info.isDirectory ? "directory" : "file"
-        }, uid ${info.uid}, mode ${
-          (info.mode! & 0o777).toString(8)
-        }): fix it or pass another --git-scratch.`,
-      );
-    }
-    // The same path on every worker and in every execution of the run: the path is in the
-    // session's records (its meta, the system prompt), which a takeover's replay writes again.
-    const name = createHash("sha256").update(options.runId).digest("hex").slice(0, 24);
-    const scratch = join(await Deno.realPath(root), name);
-    // A folder left by an execution that died (the run branch holds what it checkpointed).
-    await Deno.remove(scratch, { recursive: true }).catch(() => {});
-    await Deno.mkdir(scratch, { mode: 0o700 });
+    const scratch = await runScratch(options.scratchRoot, options.runId);
     const ws = new RunWorkspace(scratch, options);
     try {
       await Deno.mkdir(ws.workspace, { mode: 0o700 });
