@@ -10,7 +10,8 @@ const missing = gitMissing();
 if (missing) console.log(`run_git tests skipped: ${missing}`);
 
 Deno.test({
-  name: "runGit: only odek's settings, the credential helper only when given, a cleared environment",
+  name:
+    "runGit: only odek's settings, the credential helper only when given, a cleared environment",
   ignore: missing !== undefined,
   fn: async () => {
     const gitdir = await Deno.realPath(await Deno.makeTempDir({ prefix: "odek-rungit-" }));
