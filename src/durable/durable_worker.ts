@@ -100,7 +100,11 @@ export async function startDurableWorker(options: DurableWorkerOptions): Promise
       [request.runId, workerId],
     );
     log(`run ${request.runId}: going (session ${request.sessionId})`);
-    await using workspace = request.git ? await gitWorkspace(request, options, log) : undefined;
+    const opened = request.git
+      ? await gitWorkspace(request, options, log).catch((error: Error) => error)
+      : undefined;
+    if (opened instanceof Error) return await unopened(pool, request, workerId, opened, log);
+    await using workspace = opened;
     const backend = new PgJournalBackend(pool, {
       owner: workflowId,
       view: seen,
@@ -264,4 +268,29 @@ async function gitWorkspace(
     await workspace[Symbol.asyncDispose]();
     throw error;
   }
+}
+
+/** A git run whose workspace could not be made (the repository unreachable, no such ref) fails. */
+async function unopened(
+  pool: pg.Pool,
+  request: QueuedRun,
+  workerId: string,
+  error: Error,
+  log: (line: string) => void,
+): Promise<QueuedRunResult> {
+  const result: QueuedRunResult = {
+    runId: request.runId,
+    sessionId: request.sessionId,
+    workerId,
+    outcome: "failed",
+    text: error.message,
+  };
+  await DBOS.runStep(async () => {
+    await pool.query(
+      `UPDATE odek.runs SET state = $2, result = $3, updated_at = now() WHERE run_id = $1`,
+      [request.runId, result.outcome, JSON.stringify(result)],
+    );
+  }, { name: "finish" });
+  log(`run ${request.runId}: failed (${error.message})`);
+  return result;
 }

@@ -75,6 +75,17 @@ Deno.test({
       { path: "after.txt", change: "added" },
       { path: "first.txt", change: "added" },
     ]);
+    // A repository the worker cannot read: the run fails saying so, and its row says failed.
+    await fx.queue.enqueue({
+      runId: "run-missing",
+      sessionId: "s-missing",
+      task: "task missing",
+      git: { repository: join(fx.root, "no-such.git"), ref: "main" },
+    });
+    const failed = await fx.queue.wait("run-missing");
+    assert.equal(failed.outcome, "failed");
+    assert.match(failed.text, /odek could not list .*no-such\.git/);
+    assert.equal((await fx.queue.status("run-missing"))?.state, "failed");
     // Nothing repeated: one model request per turn.
     assert.deepEqual(
       fx.model.requests.filter((r) => taskOf(r) === "ask").map((r) =>
