@@ -6,10 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { branchLog, fileAt, git } from "./_git_repository.ts";
+import { branchLog, fileAt, git, gitMissing } from "./_git_repository.ts";
 import { durableFixture, postgresMissing, taskOf, waitFor } from "./_durable_fixture.ts";
 
-const missing = postgresMissing();
+// The runs are on a local bare repository: they need git too.
+const missing = postgresMissing() ?? gitMissing();
 if (missing) console.log(`durable git approval test skipped: ${missing}`);
 
 Deno.test({
