@@ -48,7 +48,12 @@ export type OdekErrorCode =
   /** A restore would overwrite files changed outside odek, and the operator did not agree. */
   | "RESTORE_CONFLICT"
   /** An MCP server could not be started, reached or logged in to. */
-  | "MCP_SERVER_FAILED";
+  | "MCP_SERVER_FAILED"
+  /**
+   * odek's own git (a queued run's repository: fetch, checkpoint commit, push) failed; the
+   * message has git's error.
+   */
+  | "GIT_FAILED";
 
 /**
  * A runtime fault for the operator, with a stable `code` and an optional `cause`.

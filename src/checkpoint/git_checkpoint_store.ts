@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import type {
@@ -35,6 +34,7 @@ import { applyRestore, planRestore } from "./_restore_files.ts";
 import { type Snapshot, type SnapshotFile, snapshotWorkspace } from "./_snapshot_workspace.ts";
 import { loadStatCache, saveStatCache } from "./_stat_cache_file.ts";
 import { readTreeFiles, type TreeMemo, writeTreeFiles } from "./_tree_files.ts";
+import { shadowGitdir } from "./shadow_gitdir.ts";
 
 /** The default caps: 20 000 files, 512 MiB, 16 MiB per file. */
 export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = {
@@ -135,8 +135,7 @@ export class GitCheckpointStore implements CheckpointStore, AsyncDisposable {
   static open(options: GitCheckpointStoreOptions): Promise<GitCheckpointStore> {
     return new Promise((resolve) => {
       Deno.mkdirSync(options.dir, { recursive: true, mode: 0o700 });
-      const key = createHash("sha256").update(options.workspace).digest("hex").slice(0, 16);
-      const gitdir = join(options.dir, `${key}.git`);
+      const gitdir = shadowGitdir(options.dir, options.workspace);
       initRepository(gitdir);
       try {
         Deno.writeTextFileSync(join(gitdir, "odek-workspace"), `${options.workspace}\n`, {

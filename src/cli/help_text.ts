@@ -280,5 +280,9 @@ Flags:
   --queue-concurrency <n>    runs going at once over every worker (default no limit)
   --lease <seconds>          the lease without a heartbeat (default 15)
   --worker-id <id>           this worker's id (default worker-<random>)
+  --git-credential-helper <helper>
+                             runs on a git repository: the credential helper (git's
+                             credential.helper syntax) given to odek's fetch and push only
+  --git-scratch <dir>        where git runs' scratch workspaces are made (default the temp folder)
   -h, --help                 show this help`,
 };

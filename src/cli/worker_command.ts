@@ -18,7 +18,7 @@ import { configuredQueue } from "./connect_queue.ts";
  * Run `odek worker` with its arguments (after the word `worker`).
  *
  * @param args `--queue`, `--queue-name`, `--concurrency`, `--queue-concurrency`, `--lease`,
- *   `--worker-id`, `--help`
+ *   `--worker-id`, `--git-credential-helper`, `--git-scratch`, `--help`
  * @param io the CLI's streams, environment and signals
  * @returns 130 or 143 after the signal that stopped it
  * @throws {OdekError} `USAGE` for bad flags or a missing `--queue`
@@ -43,6 +43,8 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
         "queue-concurrency": { type: "string" },
         lease: { type: "string" },
         "worker-id": { type: "string" },
+        "git-credential-helper": { type: "string" },
+        "git-scratch": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -74,6 +76,12 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
     concurrency,
     ...(queueConcurrency ? { queueConcurrency } : {}),
     leaseMs,
+    git: {
+      ...(values["git-credential-helper"]
+        ? { credentialHelper: values["git-credential-helper"] }
+        : {}),
+      ...(values["git-scratch"] ? { scratchRoot: values["git-scratch"] } : {}),
+    },
     runtime: (store) =>
       createRuntime({ env: io.env, installDir: io.installDir, cwd: io.callerDir, store }),
     log: (line) => io.stderr.write(`odek worker: ${terminalSafe(line)}\n`),

@@ -27,6 +27,12 @@ export interface DurableStepRunnerInit {
   workerId: string;
   /** Told when a tool call is answered `interrupted` because an earlier execution started it. */
   onInterrupted?: (info: StepInfo) => void;
+  /**
+   * Called inside the engine step, after a tool call whose scope can write the workspace ran and
+   * before its result is recorded (a git run pushes its checkpoint here: a step the engine
+   * recorded has its files on the run branch). What it throws fails the step. @default nothing
+   */
+  afterWrite?: (info: Extract<StepInfo, { type: "tool_call" }>) => Promise<void>;
 }
 
 /** The engine's name of a step: unique within a workflow, the same in every execution. */
@@ -65,7 +71,9 @@ export function durableStepRunner(init: DurableStepRunnerInit): StepRunner {
           init.onInterrupted?.(info);
           return interruptedResult(info.callId, info.name) as T;
         }
-        return await step.execute();
+        const done = await step.execute();
+        if (info.writes && init.afterWrite) await init.afterWrite(info);
+        return done;
       }, { name, retriesAllowed: false });
       for (const message of step.records(result)) await init.journal.append(message);
       return result;

@@ -6,9 +6,11 @@
  * @module
  */
 import { DBOS } from "@dbos-inc/dbos-sdk";
+import { join } from "node:path";
 // @ts-types="@types/pg"
 import pg from "pg";
 import { OdekError } from "../_util/odek_error.ts";
+import { shadowGitdir } from "../checkpoint/shadow_gitdir.ts";
 import type { StepJournal } from "../loop/journal_step_runner.ts";
 import type { StepRunner } from "../loop/step_runner.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -21,6 +23,7 @@ import { type QueuedRun, type QueuedRunResult, QueuedRunSchema } from "./queued_
 import { WorkerLease } from "./worker_lease.ts";
 import { PausingApprover } from "./pausing_approver.ts";
 import { DURABLE_APP, DURABLE_VERSION, RUN_WORKFLOW } from "./queue_names.ts";
+import { RunWorkspace } from "./run_workspace.ts";
 
 /** Options of {@linkcode startDurableWorker}. */
 export interface DurableWorkerOptions {
@@ -40,6 +43,12 @@ export interface DurableWorkerOptions {
   runtime: (store: SessionStore) => Promise<Runtime>;
   /** Told what the worker does (started, took over, run ended). @default nothing */
   log?: (line: string) => void;
+  /**
+   * Runs on a git repository (`QueuedRun.git`): the operator's credential helper, given to the
+   * fetches and pushes only (git's `credential.helper` syntax), and the folder scratch
+   * workspaces are made in. @default no helper, the system's temp folder
+   */
+  git?: { credentialHelper?: string; scratchRoot?: string };
 }
 
 /** A running worker. Dispose it to stop (its runs go to whoever takes over its lease). */
@@ -91,6 +100,11 @@ export async function startDurableWorker(options: DurableWorkerOptions): Promise
       [request.runId, workerId],
     );
     log(`run ${request.runId}: going (session ${request.sessionId})`);
+    const opened = request.git
+      ? await gitWorkspace(request, options, log).catch((error: Error) => error)
+      : undefined;
+    if (opened instanceof Error) return await unopened(pool, request, workerId, opened, log);
+    await using workspace = opened;
     const backend = new PgJournalBackend(pool, {
       owner: workflowId,
       view: seen,
@@ -112,8 +126,16 @@ export async function startDurableWorker(options: DurableWorkerOptions): Promise
             log(
               `run ${request.runId}: ${info.type === "tool_call" ? info.callId : ""} interrupted`,
             ),
+          ...(workspace
+            ? {
+              afterWrite: async (info) => {
+                await workspace.checkpoint(`after ${info.name} (${info.callId})`, [info.callId]);
+              },
+            }
+            : {}),
         }),
       workerId,
+      workspace,
     );
     await DBOS.runStep(async () => {
       await pool.query(
@@ -166,8 +188,18 @@ async function runOnce(
   request: QueuedRun,
   steps: (journal: StepJournal) => StepRunner,
   workerId: string,
+  workspace: RunWorkspace | undefined,
 ): Promise<QueuedRunResult> {
   await using runtime = await options.runtime(store);
+  // A scratch workspace is gone after the run: so is the host's shadow repository of it.
+  await using _shadow = {
+    [Symbol.asyncDispose]: async () => {
+      if (!workspace) return;
+      const dir = join(runtime.paths.odekHome, "checkpoints");
+      const gitdir = shadowGitdir(dir, workspace.workspace);
+      await Deno.remove(gitdir, { recursive: true }).catch(() => {});
+    },
+  };
   // A recovery of a first run whose worker died after creating the session resumes that session.
   const exists = request.task !== undefined &&
     await store.read(request.sessionId).then(() => true, () => false);
@@ -178,14 +210,19 @@ async function runOnce(
     (request.approvals ?? []).map((answer) => ({ ...answer, scope: "once" as const })),
   );
   await using host = await runtime.openSession(target, {
-    workspace: request.workspace,
+    workspace: workspace?.workspace ?? request.workspace,
     approver,
     reaskApprovals: true,
   });
   const run = await host.startRun(durableRunStart(steps, request));
   approver.bind((reason) => run.cancel(reason));
   const outcome = await run.result;
-  const base = { runId: request.runId, sessionId: request.sessionId, workerId };
+  const base = {
+    runId: request.runId,
+    sessionId: request.sessionId,
+    workerId,
+    ...(workspace ? { git: await workspace.result() } : {}),
+  };
   if (approver.paused) {
     const names = approver.paused.calls.map((call) => call.toolName).join(", ");
     return {
@@ -204,4 +241,56 @@ function durableRunStart(stepRunner: (journal: StepJournal) => StepRunner, reque
     ...(request.message !== undefined ? { message: request.message } : {}),
     stepRunner,
   };
+}
+
+/**
+ * A git run's workspace: the base commit is resolved once, as a durable step (a takeover diffs
+ * against the same base), then the workspace is filled from the run branch or the base.
+ */
+async function gitWorkspace(
+  request: QueuedRun,
+  options: DurableWorkerOptions,
+  log: (line: string) => void,
+): Promise<RunWorkspace> {
+  const workspace = await RunWorkspace.create({
+    git: { ...request.git!, branch: request.git!.branch ?? `odek/run/${request.runId}` },
+    sessionId: request.sessionId,
+    runId: request.runId,
+    log,
+    ...(options.git?.credentialHelper ? { credentialHelper: options.git.credentialHelper } : {}),
+    ...(options.git?.scratchRoot ? { scratchRoot: options.git.scratchRoot } : {}),
+  });
+  try {
+    const base = await DBOS.runStep(() => workspace.resolveBase(), { name: "git_base" });
+    await workspace.checkout(base);
+    return workspace;
+  } catch (error) {
+    await workspace[Symbol.asyncDispose]();
+    throw error;
+  }
+}
+
+/** A git run whose workspace could not be made (the repository unreachable, no such ref) fails. */
+async function unopened(
+  pool: pg.Pool,
+  request: QueuedRun,
+  workerId: string,
+  error: Error,
+  log: (line: string) => void,
+): Promise<QueuedRunResult> {
+  const result: QueuedRunResult = {
+    runId: request.runId,
+    sessionId: request.sessionId,
+    workerId,
+    outcome: "failed",
+    text: error.message,
+  };
+  await DBOS.runStep(async () => {
+    await pool.query(
+      `UPDATE odek.runs SET state = $2, result = $3, updated_at = now() WHERE run_id = $1`,
+      [request.runId, result.outcome, JSON.stringify(result)],
+    );
+  }, { name: "finish" });
+  log(`run ${request.runId}: failed (${error.message})`);
+  return result;
 }

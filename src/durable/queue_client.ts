@@ -122,7 +122,8 @@ export class QueueClient implements AsyncDisposable {
     await this.enqueue({
       runId: next,
       sessionId: request.sessionId,
-      workspace: request.workspace,
+      ...(request.workspace !== undefined ? { workspace: request.workspace } : {}),
+      ...(request.git ? { git: request.git } : {}),
       approvals: answers,
     });
     return next;

@@ -5,6 +5,7 @@
  */
 import type { RunOutcome } from "../runtime/run_outcome.ts";
 import type { QueueClient } from "./queue_client.ts";
+import type { QueuedRunGit, QueuedRunGitResult } from "./queued_run.ts";
 
 /** The part of a serve run record a queued run is made from. */
 export interface DispatchableRun {
@@ -14,6 +15,8 @@ export interface DispatchableRun {
   workspace: string;
   task?: string;
   message?: string;
+  /** The workspace as a repository and ref (then `workspace` only names it). */
+  git?: QueuedRunGit;
 }
 
 /** How a queued run ended, as serve records it. */
@@ -21,6 +24,8 @@ export interface QueuedEnd {
   state: RunOutcome["type"];
   summary: string;
   errorCode?: string;
+  /** A git run's branch and diff. */
+  git?: Omit<QueuedRunGitResult, "repository" | "ref">;
 }
 
 const OUTCOMES = new Set(["completed", "budget_exceeded", "stalled", "interrupted", "failed"]);
@@ -42,20 +47,36 @@ export function queueDispatch(queue: QueueClient): (run: DispatchableRun) => Pro
     await queue.enqueue({
       runId: run.key,
       sessionId: run.sessionId,
-      workspace: run.workspace,
+      ...(run.git ? { git: gitOf(run.git) } : { workspace: run.workspace }),
       ...(run.task !== undefined ? { task: run.task } : {}),
       ...(run.message !== undefined ? { message: run.message } : {}),
     });
     const result = await queue.wait(run.key);
+    const git = result.git ? { git: gitEnd(result.git) } : {};
     if (result.outcome === "awaiting_approval") {
       // The workflow ended without a slot; QueueClient.answer continues it.
-      return { state: "interrupted", summary: result.text, errorCode: "AWAITING_APPROVAL" };
+      return { state: "interrupted", summary: result.text, errorCode: "AWAITING_APPROVAL", ...git };
     }
     const state = (OUTCOMES.has(result.outcome) ? result.outcome : "failed") as QueuedEnd["state"];
     return {
       state,
       summary: result.text,
       ...(state === "completed" ? {} : { errorCode: state.toUpperCase() }),
+      ...git,
     };
+  };
+}
+
+function gitEnd({ repository: _r, ref: _f, ...rest }: QueuedRunGitResult): QueuedEnd["git"] {
+  return rest;
+}
+
+/** Only the request's fields (a record may carry an earlier result's too). */
+function gitOf({ repository, ref, branch, remote }: QueuedRunGit): QueuedRunGit {
+  return {
+    repository,
+    ref,
+    ...(branch !== undefined ? { branch } : {}),
+    ...(remote !== undefined ? { remote } : {}),
   };
 }

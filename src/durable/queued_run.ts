@@ -8,8 +8,32 @@ import { z } from "zod";
 import type { PausedApproval } from "./pausing_approver.ts";
 
 /**
+ * A queued run's workspace as a git repository: the worker clones `repository` at `ref` into a
+ * scratch workspace and pushes a checkpoint commit to `branch` (in `remote`) after each
+ * completed step that changed files (docs/scale_out.md, "Workspaces from a git repository").
+ *
+ * @example A run on a repository's main branch
+ * ```ts
+ * import type { QueuedRunGit } from "./queued_run.ts";
+ * const git: QueuedRunGit = { repository: "/srv/git/app.git", ref: "main", branch: "odek/run/r1" };
+ * if (git.remote !== undefined) throw new Error("pushes to the repository itself");
+ * ```
+ */
+export interface QueuedRunGit {
+  /** A URL or a path every worker can reach (`https://…`, `ssh://…`, `/srv/git/app.git`). */
+  repository: string;
+  /** The base: a branch, a tag, `refs/…`, or a commit's 40 hex digits. */
+  ref: string;
+  /** The run branch (a continuation of the run keeps it). @default `odek/run/<run id>` */
+  branch?: string;
+  /** Where the run branch is pushed (and restored from). @default the repository */
+  remote?: string;
+}
+
+/**
  * A run on the queue. A new session names its `task`; an existing one gets `message` (or
- * nothing: resume what it left pending).
+ * nothing: resume what it left pending). Its workspace is a `workspace` path every worker
+ * reaches, or a `git` repository and ref.
  *
  * @example A new session's run
  * ```ts
@@ -27,11 +51,36 @@ export interface QueuedRun {
   task?: string;
   /** The next operator message of an existing session. */
   message?: string;
-  /** The workspace: a path every worker reaches. */
-  workspace: string;
+  /** The workspace: a path every worker reaches (needed unless `git` is set). */
+  workspace?: string;
+  /** The workspace as a git repository and ref, cloned by the worker. */
+  git?: QueuedRunGit;
   /** A continuation's answers to the approval its run paused at. */
   approvals?: { callId: string; approved: boolean; reason?: string }[];
 }
+
+/** A git ref name odek accepts: git's rules, without option-like or revision-syntax forms. */
+const REF =
+  /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock(?:\/|$))[A-Za-z0-9._\/+=-]{1,200}(?<![./])$/;
+
+/** The zod schema of {@linkcode QueuedRunGit}. */
+export const QueuedRunGitSchema: z.ZodType<QueuedRunGit> = z.strictObject({
+  repository: z.string().min(1).max(2000).refine(
+    (value) => !value.startsWith("-") && !/[\0\n\r]/.test(value) && !/^ext::/i.test(value),
+    "a URL (https://, ssh://, git://, file://) or an absolute path, not an option or an ext:: command",
+  ).refine(
+    (value) =>
+      value.startsWith("/") || /^(https?|ssh|git|file):\/\//.test(value) ||
+      /^[\w.-]+@[\w.-]+:/.test(value),
+    "a URL (https://, ssh://, git://, file://, user@host:path) or an absolute path",
+  ),
+  ref: z.string().regex(REF, "a branch, tag, refs/… name or commit id"),
+  branch: z.string().regex(REF, "a branch name").optional(),
+  remote: z.string().min(1).max(2000).refine(
+    (value) => !value.startsWith("-") && !/[\0\n\r]/.test(value) && !/^ext::/i.test(value),
+    "a URL or an absolute path",
+  ).optional(),
+});
 
 /** The zod schema of {@linkcode QueuedRun} (the edge where a request comes off the queue). */
 export const QueuedRunSchema: z.ZodType<QueuedRun> = z.object({
@@ -39,13 +88,20 @@ export const QueuedRunSchema: z.ZodType<QueuedRun> = z.object({
   sessionId: z.string().min(1).max(200),
   task: z.string().max(100_000).optional(),
   message: z.string().max(100_000).optional(),
-  workspace: z.string().startsWith("/"),
+  workspace: z.string().startsWith("/").optional(),
+  git: QueuedRunGitSchema.optional(),
   approvals: z.array(z.object({
     callId: z.string().min(1),
     approved: z.boolean(),
     reason: z.string().max(2000).optional(),
   })).max(256).optional(),
-});
+}).refine((run) => run.workspace !== undefined || run.git !== undefined, {
+  message: "a queued run needs a workspace path or a git repository and ref",
+}).transform((run) =>
+  run.git && run.git.branch === undefined
+    ? { ...run, git: { ...run.git, branch: `odek/run/${run.runId}` } }
+    : run
+);
 
 /**
  * How a queued run ended.
@@ -73,4 +129,41 @@ export interface QueuedRunResult {
   text: string;
   /** The worker that finished it. */
   workerId: string;
+  /** A git run's branch and diff. */
+  git?: QueuedRunGitResult;
+}
+
+/**
+ * What a git run left in its repository.
+ *
+ * @example
+ * ```ts
+ * import type { QueuedRunGitResult } from "./queued_run.ts";
+ * const git: QueuedRunGitResult = {
+ *   repository: "/srv/git/app.git", ref: "main", branch: "odek/run/r1",
+ *   base: "a".repeat(40), head: "b".repeat(40), checkpoints: 1,
+ *   files: [{ path: "out.txt", change: "added" }], diff: "diff --git a/out.txt b/out.txt\n…", diffTruncated: false,
+ * };
+ * if (git.head === git.base) throw new Error("changed nothing");
+ * ```
+ */
+export interface QueuedRunGitResult {
+  /** The repository cloned. */
+  repository: string;
+  /** The base ref as asked for. */
+  ref: string;
+  /** The run branch (in the repository, or in `remote` when one was given). */
+  branch: string;
+  /** The commit `ref` named when the run started (40 hex digits). */
+  base: string;
+  /** The run branch's last checkpoint commit (`base` when nothing changed). */
+  head: string;
+  /** Checkpoint commits on the branch since `base`. */
+  checkpoints: number;
+  /** Paths that differ between `base` and `head`. */
+  files: { path: string; change: "added" | "modified" | "deleted" | "other" }[];
+  /** `git diff base head` (unified, binary files named, not shown), cut at 256 KiB. */
+  diff: string;
+  /** Whether `diff` was cut. */
+  diffTruncated: boolean;
 }

@@ -22,6 +22,23 @@ export function runJson(record: ServeRunRecord): z.infer<typeof RunRecordSchema>
     workspace: record.workspace,
     ...(record.summary !== undefined ? { summary: record.summary } : {}),
     ...(record.errorCode ? { error_code: record.errorCode } : {}),
+    ...(record.git
+      ? {
+        git: {
+          repository: record.git.repository,
+          ref: record.git.ref,
+          ...(record.git.branch !== undefined ? { branch: record.git.branch } : {}),
+          ...(record.git.base !== undefined ? { base: record.git.base } : {}),
+          ...(record.git.head !== undefined ? { head: record.git.head } : {}),
+          ...(record.git.checkpoints !== undefined ? { checkpoints: record.git.checkpoints } : {}),
+          ...(record.git.files ? { files: record.git.files } : {}),
+          ...(record.git.diff !== undefined ? { diff: record.git.diff } : {}),
+          ...(record.git.diffTruncated !== undefined
+            ? { diff_truncated: record.git.diffTruncated }
+            : {}),
+        },
+      }
+      : {}),
     ...(record.usage
       ? {
         usage: {

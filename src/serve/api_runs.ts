@@ -16,6 +16,20 @@ const json = <T extends z.ZodType>(schema: T, description: string) => ({
 });
 const keyParam = z.object({ key: RunKeySchema });
 
+/** The git part of a start (checked by `ServeRuns.submit`: a repository needs its ref and a queue). */
+function gitStart(body: { repository?: string; ref?: string; branch?: string }) {
+  if (body.repository === undefined && body.ref === undefined && body.branch === undefined) {
+    return {};
+  }
+  return {
+    git: {
+      repository: body.repository ?? "",
+      ref: body.ref ?? "",
+      ...(body.branch !== undefined ? { branch: body.branch } : {}),
+    },
+  };
+}
+
 /** Register the run routes. */
 export function registerRunsApi(app: OpenAPIHono, ctx: AppContext): void {
   app.openapi(
@@ -23,7 +37,7 @@ export function registerRunsApi(app: OpenAPIHono, ctx: AppContext): void {
       method: "post",
       path: "/api/runs",
       summary:
-        "Start a run: { task, workspace? } starts a new session; { session_id, message? } continues one",
+        "Start a run: { task, workspace? } (or with --queue { task, repository, ref }) starts a new session; { session_id, message? } continues one",
       request: {
         body: { content: { "application/json": { schema: RunStartSchema } }, required: true },
       },
@@ -55,6 +69,7 @@ export function registerRunsApi(app: OpenAPIHono, ctx: AppContext): void {
             task: body.task,
             ...(body.session_id ? { sessionId: body.session_id } : {}),
             ...(body.workspace ? { workspace: body.workspace } : {}),
+            ...gitStart(body),
           }
           : {
             sessionId: body.session_id,

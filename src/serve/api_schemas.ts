@@ -41,6 +41,17 @@ export const RunRecordSchema = z.object({
   workspace: z.string(),
   summary: z.string().optional(),
   error_code: z.string().optional(),
+  git: z.object({
+    repository: z.string(),
+    ref: z.string(),
+    branch: z.string().optional(),
+    base: z.string().optional(),
+    head: z.string().optional(),
+    checkpoints: z.number().optional(),
+    files: z.array(z.object({ path: z.string(), change: z.string() })).optional(),
+    diff: z.string().optional(),
+    diff_truncated: z.boolean().optional(),
+  }).optional(),
   usage: z.object({
     input_tokens: z.number(),
     output_tokens: z.number(),
@@ -54,6 +65,11 @@ export const RunStartSchema = z.union([
     task: z.string().min(1).max(1_048_576),
     session_id: SessionIdSchema.optional(),
     workspace: z.string().min(1).max(4096).optional(),
+    /** With `--queue`: the workspace is this repository (a URL or a path workers reach) at `ref`. */
+    repository: z.string().min(1).max(2000).optional(),
+    ref: z.string().min(1).max(200).optional(),
+    /** The run branch. @default `odek/run/<key>` */
+    branch: z.string().min(1).max(200).optional(),
   }),
   z.strictObject({
     session_id: SessionIdSchema,

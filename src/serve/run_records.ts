@@ -60,6 +60,40 @@ export interface ServeRunRecord {
   usage?: { inputTokens: number; outputTokens: number; toolCalls: number };
   /** The session's model when the run started (prices its tokens). */
   model?: string;
+  /** A run on a git repository: the request, then its branch and diff. */
+  git?: ServeRunGit;
+}
+
+/**
+ * A run on a git repository (`odek serve --queue`): what was asked, and once it ended, what it
+ * left on its run branch.
+ *
+ * @example A finished run's branch
+ * ```ts
+ * import type { ServeRunGit } from "./run_records.ts";
+ * const git: ServeRunGit = { repository: "/srv/git/app.git", ref: "main", branch: "odek/run/q-1", diff: "" };
+ * if (git.branch !== "odek/run/q-1") throw new Error(git.branch);
+ * ```
+ */
+export interface ServeRunGit {
+  /** The repository (a URL or a path every worker reaches). */
+  repository: string;
+  /** The base ref as asked for. */
+  ref: string;
+  /** The run branch. @default `odek/run/<key>` */
+  branch?: string;
+  /** The base commit, once the run ended. */
+  base?: string;
+  /** The branch's last checkpoint commit, once the run ended. */
+  head?: string;
+  /** Checkpoint commits since the base. */
+  checkpoints?: number;
+  /** Paths that differ from the base. */
+  files?: { path: string; change: string }[];
+  /** `git diff base head`, cut at 256 KiB. */
+  diff?: string;
+  /** Whether `diff` was cut. */
+  diffTruncated?: boolean;
 }
 
 /** The files of serve's runs. */

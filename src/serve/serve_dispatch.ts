@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ServeRunRecord, ServeRunState } from "./run_records.ts";
+import type { ServeRunGit, ServeRunRecord, ServeRunState } from "./run_records.ts";
 
 /** How a dispatched run ended. */
 export interface DispatchedEnd {
@@ -14,6 +14,8 @@ export interface DispatchedEnd {
   summary: string;
   /** The error code of a run that did not complete. */
   errorCode?: string;
+  /** A git run's branch and diff. */
+  git?: Omit<ServeRunGit, "repository" | "ref">;
 }
 
 /**
@@ -63,5 +65,6 @@ export async function dispatchRun(
   record.summary = end.summary;
   record.endedAt = new Date().toISOString();
   if (end.errorCode) record.errorCode = end.errorCode;
+  if (end.git && record.git) record.git = { ...record.git, ...end.git };
   await save(record).catch(() => {});
 }

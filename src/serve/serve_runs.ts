@@ -22,17 +22,9 @@ import type { OperatorRequests } from "./operator_requests.ts";
 import { RunRecords, type ServeRunRecord } from "./run_records.ts";
 import { ServeEventRing } from "./serve_event_ring.ts";
 import { dispatchRun, type ServeRunDispatch } from "./serve_dispatch.ts";
+import { continuedGit, gitRecord, type RunStart } from "./run_start.ts";
 
-/** What a run start asks for (validated by the route). */
-export interface RunStart {
-  /** A new session's task. */
-  task?: string;
-  /** An existing session (with `message`, or alone to resume it). */
-  sessionId?: string;
-  message?: string;
-  /** A new session's workspace: under one of the allowed roots. @default its own folder */
-  workspace?: string;
-}
+export type { RunStart } from "./run_start.ts";
 
 /** Options of {@linkcode ServeRuns}. */
 export interface ServeRunsOptions {
@@ -167,7 +159,7 @@ export class ServeRuns implements AsyncDisposable {
         );
       }
       const { meta } = await this.#runtime.sessions.read(start.sessionId);
-      record = this.#newRecord(meta.id, meta.workspace);
+      record = continuedGit(this.#newRecord(meta.id, meta.workspace), this.list());
       if (start.message !== undefined) record.message = start.message;
       else record.resume = true;
     } else {
@@ -175,7 +167,9 @@ export class ServeRuns implements AsyncDisposable {
       if (this.#bySession.has(id) || (await this.#exists(id))) {
         throw new OdekError("SESSION_BUSY", `A session named ${id} exists already.`);
       }
-      record = this.#newRecord(id, await this.#workspaceFor(id, start.workspace));
+      record = start.git
+        ? gitRecord(this.#newRecord(id, start.git.repository), start, this.#dispatch !== undefined)
+        : this.#newRecord(id, await this.#workspaceFor(id, start.workspace));
       record.task = start.task;
       if (start.message !== undefined) record.message = start.message;
     }
@@ -261,10 +255,11 @@ export class ServeRuns implements AsyncDisposable {
   #pump(): void {
     if (this.#closed) return;
     for (const live of [...this.#queue]) {
-      const busyWorkspace = [...this.#bySession.values()].some((other) =>
-        other !== live && other.record.state === "running" &&
-        other.record.workspace === live.record.workspace
-      );
+      const busyWorkspace = !live.record.git &&
+        [...this.#bySession.values()].some((other) =>
+          other !== live && other.record.state === "running" &&
+          other.record.workspace === live.record.workspace
+        );
       const reason = busyWorkspace
         ? `another run is writing the workspace ${live.record.workspace}`
         : this.#running >= this.#cap

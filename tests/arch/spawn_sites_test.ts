@@ -32,6 +32,7 @@ const SITES: Record<string, string[]> = {
     "the network namespace holder: bwrap --chdir / running sleep or odek's host-port forwarder, no user text",
     "nsenter … /bin/true: a fixed probe that a program can join the namespace",
   ],
+  "src/broker/run_git.ts": ["cwd"], // odek's own git, in its own bare repository
   "src/broker/stdio_server.ts": ["cwd"], // setsid running an MCP server's bwrap sandbox
   "src/broker/open_in_browser.ts": [
     "xdg-open <http(s) URL>: the operator's browser for an OAuth login, cwd /, fixed argv",

@@ -3,7 +3,8 @@
  * run by its task, `odek worker` processes, and a queue client.
  *
  * Each run's task is `task <name>`; the model answers its first turn with one shell call
- * (`command` below) and, once the call's result is in the history, with `done <name>`.
+ * (`command` below) and, once the call's result is in the history, with `done <name>` — or, when
+ * `next` gives one, with another call.
  *
  * @module
  */
@@ -21,6 +22,7 @@ import {
 } from "../../src/testing/fake_openai_server.ts";
 import { ODEK_FLAGS, ROOT } from "../e2e/_odek.ts";
 import { findPostgres, startTestPostgres, type TestPostgres } from "./_postgres.ts";
+import { bareRepository } from "./_git_repository.ts";
 
 /** Why durable tests cannot run here, or undefined. Printed by the tests that skip. */
 export function postgresMissing(): string | undefined {
@@ -53,15 +55,20 @@ export interface DurableFixture extends AsyncDisposable {
   serve(): Promise<(path: string, json?: unknown) => Promise<Response>>;
   /** A new workspace directory. */
   workspace(name: string): Promise<string>;
+  /** A new bare repository `<root>/<name>.git` whose `main` holds `files`. */
+  repository(name: string, files: Record<string, string>): Promise<string>;
 }
 
 /**
  * Build the layout.
  *
- * @param command the shell command of a task's tool call
+ * @param command the shell command of a task's first tool call
+ * @param next the command of the call after `done` results are in (`done` ≥ 1), or undefined for
+ *   the final answer @default always the final answer
  */
 export async function durableFixture(
   command: (task: string) => string,
+  next: (task: string, done: number) => string | undefined = () => undefined,
 ): Promise<DurableFixture> {
   const found = findPostgres();
   if ("missing" in found) throw new Error(found.missing);
@@ -74,10 +81,12 @@ export async function durableFixture(
     idleTimeoutMs: 600_000,
     turns: (request) => {
       const task = taskOf(request);
-      const answered = (request.body.messages as { role: string }[]).some((m) => m.role === "tool");
-      return answered ? { text: `done ${task}` } : {
-        toolCalls: [{ id: `call-${task}`, name: "shell", arguments: { command: command(task) } }],
-      };
+      const done = (request.body.messages as { role: string }[]).filter((m) => m.role === "tool")
+        .length;
+      const more = done === 0 ? command(task) : next(task, done);
+      if (more === undefined) return { text: `done ${task}` };
+      const id = done === 0 ? `call-${task}` : `call-${task}-${done}`;
+      return { toolCalls: [{ id, name: "shell", arguments: { command: more } }] };
     },
   });
   const queue = await QueueClient.connect(url);
@@ -182,6 +191,7 @@ export async function durableFixture(
       await Deno.mkdir(dir, { recursive: true });
       return dir;
     },
+    repository: (name, files) => bareRepository(root, name, files),
     async [Symbol.asyncDispose]() {
       for (const close of closers) await close().catch(() => {});
       for (const child of children) {

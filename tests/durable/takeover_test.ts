@@ -1,7 +1,9 @@
 import { postgresMissing } from "./_durable_fixture.ts";
+import { gitMissing } from "./_git_repository.ts";
 import { takeoverCase } from "./_takeover_case.ts";
 
-const missing = postgresMissing();
+// The runs are on a local bare repository: they need git too.
+const missing = postgresMissing() ?? gitMissing();
 if (missing) console.log(`durable takeover tests skipped: ${missing}`);
 
 Deno.test({

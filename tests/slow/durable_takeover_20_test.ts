@@ -1,8 +1,10 @@
 import { takeoverCase } from "../durable/_takeover_case.ts";
 import { postgresMissing } from "../durable/_durable_fixture.ts";
+import { gitMissing } from "../durable/_git_repository.ts";
 import { SLOW } from "./_slow.ts";
 
-const missing = postgresMissing();
+// The runs are on a local bare repository: they need git too.
+const missing = postgresMissing() ?? gitMissing();
 if (missing) console.log(`durable 20-run takeover skipped: ${missing}`);
 
 Deno.test({
