@@ -80,7 +80,17 @@ export const QueuedRunGitSchema: z.ZodType<QueuedRunGit> = z.strictObject({
     (value) => !value.startsWith("-") && !/[\0\n\r]/.test(value) && !/^ext::/i.test(value),
     "a URL or an absolute path",
   ).optional(),
-});
+}).refine(
+  (git) =>
+    git.remote !== undefined || git.branch === undefined ||
+    ![git.ref, `refs/heads/${git.ref}`].includes(git.branch) &&
+      git.ref !== `refs/heads/${git.branch}`,
+  {
+    message:
+      "the run branch must not be the base ref: checkpoints would be pushed onto it; leave branch out (odek/run/<run id>) or name another",
+    path: ["branch"],
+  },
+);
 
 /** The zod schema of {@linkcode QueuedRun} (the edge where a request comes off the queue). */
 export const QueuedRunSchema: z.ZodType<QueuedRun> = z.object({
