@@ -21,6 +21,8 @@ import { type QueuedRun, type QueuedRunResult, QueuedRunSchema } from "./queued_
 import { WorkerLease } from "./worker_lease.ts";
 import { PausingApprover } from "./pausing_approver.ts";
 import { DURABLE_APP, DURABLE_VERSION, RUN_WORKFLOW } from "./queue_names.ts";
+import { RunChannels } from "./run_channels.ts";
+import { recordCancelled } from "./run_cancel_watch.ts";
 
 /** Options of {@linkcode startDurableWorker}. */
 export interface DurableWorkerOptions {
@@ -91,6 +93,13 @@ export async function startDurableWorker(options: DurableWorkerOptions): Promise
       [request.runId, workerId],
     );
     log(`run ${request.runId}: going (session ${request.sessionId})`);
+    const channels = await RunChannels.open({
+      pool,
+      workflowId,
+      workerId,
+      continuation: request.approvals !== undefined,
+      log,
+    });
     const backend = new PgJournalBackend(pool, {
       owner: workflowId,
       view: seen,
@@ -108,13 +117,20 @@ export async function startDurableWorker(options: DurableWorkerOptions): Promise
           pool,
           workflowId,
           workerId,
-          onInterrupted: (info) =>
+          onInterrupted: async (info) => {
             log(
               `run ${request.runId}: ${info.type === "tool_call" ? info.callId : ""} interrupted`,
-            ),
+            );
+            await channels.interrupted(info, request.sessionId);
+          },
+          boundary: () => channels.boundary(),
+          cancelled: () => channels.cancelled,
         }),
       workerId,
+      channels,
     );
+    // A cancelled workflow records no more steps: its end is written here.
+    if (channels.cancelled && await recordCancelled(pool, result)) return result;
     await DBOS.runStep(async () => {
       await pool.query(
         `UPDATE odek.runs SET state = $2, result = $3, updated_at = now() WHERE run_id = $1`,
@@ -166,8 +182,10 @@ async function runOnce(
   request: QueuedRun,
   steps: (journal: StepJournal) => StepRunner,
   workerId: string,
+  channels: RunChannels,
 ): Promise<QueuedRunResult> {
   await using runtime = await options.runtime(store);
+  channels.listen(runtime);
   // A recovery of a first run whose worker died after creating the session resumes that session.
   const exists = request.task !== undefined &&
     await store.read(request.sessionId).then(() => true, () => false);
@@ -176,6 +194,7 @@ async function runOnce(
     : { sessionId: request.sessionId };
   const approver = new PausingApprover(
     (request.approvals ?? []).map((answer) => ({ ...answer, scope: "once" as const })),
+    runtime.redact,
   );
   await using host = await runtime.openSession(target, {
     workspace: request.workspace,
@@ -184,7 +203,9 @@ async function runOnce(
   });
   const run = await host.startRun(durableRunStart(steps, request));
   approver.bind((reason) => run.cancel(reason));
+  using _cancel = channels.started(run, approver);
   const outcome = await run.result;
+  await channels.ended(run);
   const base = { runId: request.runId, sessionId: request.sessionId, workerId };
   if (approver.paused) {
     const names = approver.paused.calls.map((call) => call.toolName).join(", ");

@@ -7,11 +7,6 @@
  */
 import { join } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
-import {
-  dedicatedWorkspacePath,
-  provisionDedicatedWorkspace,
-} from "../config/dedicated_workspace.ts";
-import { isInside } from "../config/validate_workspace.ts";
 import { generateSessionId } from "../session/generate_session_id.ts";
 import type { EventSubscription, RuntimeEvent } from "../runtime/event_subscription.ts";
 import type { Run } from "../runtime/run.ts";
@@ -22,6 +17,9 @@ import type { OperatorRequests } from "./operator_requests.ts";
 import { RunRecords, type ServeRunRecord } from "./run_records.ts";
 import { ServeEventRing } from "./serve_event_ring.ts";
 import { dispatchRun, type ServeRunDispatch } from "./serve_dispatch.ts";
+import type { RemoteRuns } from "./remote_runs.ts";
+import { followRemoteApprovals } from "./remote_approvals.ts";
+import { workspaceFor } from "./serve_workspace.ts";
 
 /** What a run start asks for (validated by the route). */
 export interface RunStart {
@@ -48,6 +46,8 @@ export interface ServeRunsOptions {
   recordsDir?: string;
   /** Hand every run to this instead of running it here (`odek serve --queue`). @default none */
   dispatch?: ServeRunDispatch;
+  /** The queue's events, approvals and cancel (`odek serve --queue`). @default none */
+  remote?: RemoteRuns;
 }
 
 interface Live {
@@ -62,6 +62,8 @@ export class ServeRuns implements AsyncDisposable {
   readonly #requests: OperatorRequests;
   readonly #cap: number;
   readonly #dispatch?: ServeRunDispatch;
+  readonly #remote?: RemoteRuns;
+  readonly #stops: (() => void)[] = [];
   readonly #roots: readonly string[];
   readonly #tools: readonly ToolProviderSource[];
   readonly #records: RunRecords;
@@ -80,6 +82,7 @@ export class ServeRuns implements AsyncDisposable {
     this.#requests = options.requests;
     this.#cap = options.maxConcurrentRuns ?? 4;
     if (options.dispatch) this.#dispatch = options.dispatch;
+    if (options.remote) this.#remote = options.remote;
     this.#roots = options.workspaceRoots ?? [];
     this.#tools = options.tools ?? [];
     this.#records = new RunRecords(
@@ -90,6 +93,11 @@ export class ServeRuns implements AsyncDisposable {
   /** The stream of every run's events, with replay (`ServeEventRing`). */
   get events(): ServeEventRing {
     return this.#ring;
+  }
+
+  /** The queue's runs, with `odek serve --queue`. */
+  get remote(): RemoteRuns | undefined {
+    return this.#remote;
   }
 
   /** Runs going now. */
@@ -104,6 +112,11 @@ export class ServeRuns implements AsyncDisposable {
     this.#feeding = (async () => {
       for await (const event of this.#feed!) this.#onEvent(event);
     })();
+    if (this.#remote) {
+      // Every queued run's events (any serve's) reach this server's streams and page.
+      this.#stops.push(await this.#remote.tail((event) => this.#onEvent(event)));
+      this.#stops.push(followRemoteApprovals(this.#remote, this.#requests));
+    }
     for (const record of await this.#records.all()) {
       this.#byKey.set(record.key, record);
       if (record.state !== "queued" && record.state !== "running") continue;
@@ -175,7 +188,10 @@ export class ServeRuns implements AsyncDisposable {
       if (this.#bySession.has(id) || (await this.#exists(id))) {
         throw new OdekError("SESSION_BUSY", `A session named ${id} exists already.`);
       }
-      record = this.#newRecord(id, await this.#workspaceFor(id, start.workspace));
+      record = this.#newRecord(
+        id,
+        await workspaceFor(this.#runtime, this.#roots, id, start.workspace),
+      );
       record.task = start.task;
       if (start.message !== undefined) record.message = start.message;
     }
@@ -203,7 +219,8 @@ export class ServeRuns implements AsyncDisposable {
       await this.#end(record, "interrupted", reason, "INTERRUPTED");
       return true;
     }
-    live.run?.cancel(reason);
+    if (live.run) live.run.cancel(reason);
+    else if (this.#remote) return await this.#remote.cancel(record.key, reason);
     return true;
   }
 
@@ -225,31 +242,6 @@ export class ServeRuns implements AsyncDisposable {
       if (error instanceof OdekError && error.code === "SESSION_NOT_FOUND") return false;
       throw error;
     }
-  }
-
-  async #workspaceFor(sessionId: string, named: string | undefined): Promise<string> {
-    const { odekHome, installDir } = this.#runtime.paths;
-    if (named !== undefined) {
-      const real = await Deno.realPath(named).catch(() => {
-        throw new OdekError("WORKSPACE_INVALID", `The workspace ${named} does not exist.`);
-      });
-      const roots = await Promise.all(this.#roots.map((r) => Deno.realPath(r).catch(() => r)));
-      if (!roots.some((root) => real === root || isInside(real, root))) {
-        throw new OdekError(
-          "WORKSPACE_INVALID",
-          `The workspace ${named} is not under a root this server allows (${
-            roots.join(", ") || "none: start odek serve with --workspace-root <dir>"
-          }).`,
-        );
-      }
-      return real;
-    }
-    const base = await provisionDedicatedWorkspace(dedicatedWorkspacePath(odekHome), {
-      protectedRoots: [odekHome, installDir],
-    });
-    const own = join(base, sessionId);
-    await Deno.mkdir(own, { mode: 0o700 });
-    return own;
   }
 
   #enqueue(live: Live): void {
@@ -386,6 +378,7 @@ export class ServeRuns implements AsyncDisposable {
     if (this.#closed) return;
     this.#closed = true;
     this.#queue.length = 0;
+    for (const stop of this.#stops) stop();
     await Promise.allSettled([...this.#bySession.values()].map((live) => live.host?.close()));
     this.#feed?.close();
     await this.#feeding;
