@@ -217,16 +217,20 @@ export class QueueClient implements AsyncDisposable {
   /**
    * The approvals runs paused at, each with its REST id ({@linkcode approvalKey}); `answered`:
    * its continuation exists.
+   *
+   * @param options `pending`: only those not answered yet (what serve polls)
    */
-  async approvals(): Promise<
+  async approvals(options: { pending?: boolean } = {}): Promise<
     (QueuedRunStatus & { id: string; answered: boolean; updatedAt: string })[]
   > {
     const rows = await this.#pool.query(
-      `SELECT r.run_id, r.session_id, r.state, r.worker_id, r.result, r.updated_at,
-         EXISTS (SELECT 1 FROM odek.runs c
-                 WHERE c.run_id = r.run_id || ':' || (r.result -> 'approval' ->> 'id')) AS answered
-       FROM odek.runs r WHERE r.state = 'awaiting_approval' AND r.cancel_reason IS NULL
-       ORDER BY r.updated_at`,
+      `SELECT * FROM (
+         SELECT r.run_id, r.session_id, r.state, r.worker_id, r.result, r.updated_at,
+           EXISTS (SELECT 1 FROM odek.runs c
+                   WHERE c.run_id = r.run_id || ':' || (r.result -> 'approval' ->> 'id')) AS answered
+         FROM odek.runs r WHERE r.state = 'awaiting_approval' AND r.cancel_reason IS NULL) a
+       WHERE NOT ($1 AND answered) ORDER BY updated_at`,
+      [options.pending === true],
     );
     return await Promise.all(rows.rows.map(async (row) => ({
       runId: row.run_id,

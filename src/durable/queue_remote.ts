@@ -64,7 +64,7 @@ export function queueRemote(queue: QueueClient): QueueRemote {
       return (await queue.cancel(key, reason)) !== undefined;
     },
     async approvals() {
-      const paused = await queue.approvals();
+      const paused = await queue.approvals({ pending: true });
       return paused.filter((run) => !run.answered && run.result?.approval).map((run) => ({
         id: run.id,
         key: run.runId.split(":")[0],

@@ -49,9 +49,11 @@ export interface DurableFixture extends AsyncDisposable {
   logs: string[];
   /**
    * Serve's REST API on the queue (in this process, `odek serve --queue`'s wiring): a request
-   * with the token and Host set; JSON bodies. Each `name` is a serve of its own (its own home).
+   * with the token and Host set; JSON bodies; more headers. Each `name` is a serve of its own.
    */
-  serve(name?: string): Promise<(path: string, json?: unknown) => Promise<Response>>;
+  serve(
+    name?: string,
+  ): Promise<(path: string, json?: unknown, headers?: Record<string, string>) => Promise<Response>>;
   /** A new workspace directory. */
   workspace(name: string): Promise<string>;
 }
@@ -168,10 +170,11 @@ export async function durableFixture(
         limits: { ...DEFAULT_SERVE_LIMITS, runStartsPerMinute: 1000 },
         version: "test",
       });
-      return (path, json) =>
+      return (path, json, headers = {}) =>
         Promise.resolve(app.request(path, {
           method: json === undefined ? "GET" : "POST",
           headers: {
+            ...headers,
             host: "127.0.0.1",
             authorization: `Bearer ${token}`,
             ...(json === undefined ? {} : { "content-type": "application/json" }),

@@ -51,6 +51,9 @@ Deno.test({
     }).catch((error) => {
       throw new Error(`${error.message}\n${fx.logs.join("")}`);
     });
+    // A watcher that goes away after three events, and comes back with Last-Event-ID while the
+    // run is between its workers.
+    const partial = await readRunEvents(await api(`/api/runs/${key}/events`), 3);
     const owner = await waitFor(
       "the run's worker",
       async () => (await fx.queue.status(key))?.workerId,
@@ -58,12 +61,16 @@ Deno.test({
     (owner === "worker-a" ? a : b).kill("SIGKILL");
     await (owner === "worker-a" ? a : b).status;
     for (const pid of processesWith(sleep)) Deno.kill(pid, "SIGKILL");
+    const resumed = readRunEvents(
+      await api(`/api/runs/${key}/events`, undefined, { "last-event-id": partial.at(-1)!.sseId }),
+    );
 
     const result = await fx.queue.wait(key);
     assert.equal(result.outcome, "completed", JSON.stringify(result) + fx.logs.join(""));
     assert.notEqual(result.workerId, owner);
     const seen = await live;
     assertGapless(key, seen);
+    assert.deepEqual([...partial, ...await resumed].map((e) => e.event), seen.map((e) => e.event));
     const types = seen.map((e) => e.event.type);
     assert.equal(types[0], "run_started");
     assert.equal(types.at(-1), "run_completed");
@@ -98,14 +105,18 @@ Deno.test({
     }
 
     // Replayed after the end: the same events; a client that went away and resumes after the
-    // last id it saw gets exactly the rest (an SSE client's Last-Event-ID, here as ?after=).
+    // last id it saw (an SSE client's Last-Event-ID, or ?after=) gets exactly the rest.
     const again = await readRunEvents(await api(`/api/runs/${key}/events`));
     assert.deepEqual(again.map((e) => e.event), seen.map((e) => e.event));
     const firstPart = await readRunEvents(await api(`/api/runs/${key}/events`), 3);
     const rest = await readRunEvents(
-      await api(`/api/runs/${key}/events?after=${encodeURIComponent(firstPart.at(-1)!.sseId)}`),
+      await api(`/api/runs/${key}/events`, undefined, { "last-event-id": firstPart.at(-1)!.sseId }),
     );
     assert.deepEqual([...firstPart, ...rest].map((e) => e.event), seen.map((e) => e.event));
+    const restByQuery = await readRunEvents(
+      await api(`/api/runs/${key}/events?after=${encodeURIComponent(firstPart.at(-1)!.sseId)}`),
+    );
+    assert.deepEqual(restByQuery.map((e) => e.event), rest.map((e) => e.event));
     const fromSeq = await readRunEvents(await api(`/api/runs/${key}/events?after=5`));
     assertGapless(key, fromSeq, 6);
 
