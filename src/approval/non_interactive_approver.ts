@@ -88,7 +88,8 @@ export class NonInteractiveApprover implements Approver {
         callId: call.callId,
         approved: false,
         scope: "once",
-        reason: this.#why(missing, call.verdict.reason) + addDirHint(call, missing),
+        reason: this.#why(missing, call.verdict.reason) + addDirHint(call, missing) +
+          mcpTrustHint(call, missing),
       };
     }));
   }
@@ -124,4 +125,20 @@ function addDirHint(call: ApprovalRequest["calls"][number], missing: RiskClass[]
     /outside the workspace|host's \/tmp|startup file/.test(part.detail ?? "")
   );
   return outside ? ", or grant the directory it writes with --add-dir DIR" : "";
+}
+
+/**
+ * An MCP tool's call is `unknown` because its server is not trusted: marking the server (or the
+ * tool) trusted is the lasting answer, which `--yes=unknown` (every unknown call) is not.
+ */
+function mcpTrustHint(call: ApprovalRequest["calls"][number], missing: RiskClass[]): string {
+  if (!missing.includes("unknown")) return "";
+  for (const part of call.verdict.parts) {
+    const mcp = /^MCP server (\S+) tool "([^"]*)"/.exec(part.detail ?? "");
+    if (part.riskClass !== "unknown" || mcp === null) continue;
+    return `; or, to let this server's calls run without asking, mark it trusted in the config: "mcpServers": { "${
+      mcp[1]
+    }": { "trusted": true } } (or list "${mcp[2]}" in its "trustedTools")`;
+  }
+  return "";
 }

@@ -68,8 +68,8 @@ async function run(
         const job = await jobs.start(String(args.command), { ...scope, detached });
         onStarted();
         const where = detached
-          ? `; it is detached: it keeps running after this run ends, and its output goes to ${job.logFile}`
-          : "; it is stopped when the run ends";
+          ? `; it is detached: it keeps running after this session closes, and its output goes to ${job.logFile}`
+          : "; it is stopped when this session closes (the interactive session, serve session or one-shot run that started it)";
         return ok(
           `started ${job.id}${where}. Use bg_status, bg_output and bg_stop with id "${job.id}".`,
         );

@@ -152,12 +152,16 @@ Flags:
                      as for odek undo`,
   sessions: `Usage: odek sessions <list|show|export|delete> [id]
 
-  list                 sessions, newest first
+  list                 sessions, newest first: id, last change, messages, tool calls,
+                       title, state, workspace
   show [id]            print the transcript (default: the newest session)
   export <id>          print the session as JSON ({ meta, messages }) on stdout
   delete <id>          delete the session (refused while it runs)
 
 Flags:
+  --workspace <dir>    list only the sessions that work in this directory
+  --json               list: the sessions as one JSON array (each { id, title, workspace,
+                       model, createdAt, updatedAt, messageCount, toolCallCount, locked, … })
   --queue <url>        the sessions of a durable queue's PostgreSQL database (docs/scale_out.md)`,
   models: `Usage: odek models [flags]
 

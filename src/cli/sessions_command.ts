@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import type { ChatMessage } from "../_util/chat_message.ts";
 import { OdekError } from "../_util/odek_error.ts";
-import type { SessionRewind } from "../session/session_store.ts";
+import type { SessionRewind, SessionSummary } from "../session/session_store.ts";
 import { flagError } from "./flag_error.ts";
 import type { CliIO } from "./cli_io.ts";
 import { cliRuntime } from "./cli_runtime.ts";
@@ -27,7 +27,12 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
   try {
     parsed = parseArgs({
       args,
-      options: { help: { type: "boolean", short: "h" }, queue: { type: "string" } },
+      options: {
+        help: { type: "boolean", short: "h" },
+        queue: { type: "string" },
+        json: { type: "boolean" },
+        workspace: { type: "string" },
+      },
       allowPositionals: true,
     });
   } catch (error) {
@@ -56,21 +61,24 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
   };
   switch (action) {
     case "list": {
-      const sessions = await store.list();
-      if (sessions.length === 0) {
-        io.stdout.write('No sessions yet. Start one with: odek run "<task>"\n');
+      const only = parsed.values.workspace;
+      const where = only === undefined ? undefined : await Deno.realPath(only).catch(() => only);
+      const sessions = (await store.list()).filter((s) =>
+        where === undefined || s.workspace === where
+      );
+      if (parsed.values.json) {
+        io.stdout.write(`${terminalSafeJson(sessions, 0)}\n`);
         return EXIT.ok;
       }
-      for (const s of sessions) {
-        const state = s.problem ? `problem: ${s.problem}` : s.locked ? "running" : "";
+      if (sessions.length === 0) {
         io.stdout.write(
-          `${s.id}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${
-            String(s.messageCount).padStart(4)
-          } msgs  ${String(s.toolCallCount).padStart(3)} tools  ${terminalSafe(s.title, true)}${
-            state ? `  [${state}]` : ""
-          }\n`,
+          where === undefined
+            ? 'No sessions yet. Start one with: odek run "<task>"\n'
+            : `${terminalSafe(`No session works in ${where}.`, true)}\n`,
         );
+        return EXIT.ok;
       }
+      for (const s of sessions) io.stdout.write(`${listLine(s)}\n`);
       return EXIT.ok;
     }
     case "show": {
@@ -117,6 +125,16 @@ export async function sessionsCommand(args: string[], io: CliIO): Promise<number
         `Unknown sessions action "${action}": use list, show, export or delete.`,
       );
   }
+}
+
+/** One session of `list`: id, last change, counts, title, state, workspace. */
+function listLine(s: SessionSummary): string {
+  const state = s.problem ? `problem: ${s.problem}` : s.locked ? "running" : "";
+  return `${s.id}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${
+    String(s.messageCount).padStart(4)
+  } msgs  ${String(s.toolCallCount).padStart(3)} tools  ${terminalSafe(s.title, true)}${
+    state ? `  [${terminalSafe(state, true)}]` : ""
+  }${s.workspace ? `  in ${terminalSafe(s.workspace, true)}` : ""}`;
 }
 
 /** A rewind record as `show` prints it, where it happened in the journal. */

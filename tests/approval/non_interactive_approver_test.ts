@@ -98,3 +98,30 @@ Deno.test("NonInteractiveApprover never approves a call that asks every time, wh
     assert.match(answer.reason ?? "", /host runs later.*no --yes covers it/);
   }
 });
+
+Deno.test("NonInteractiveApprover.decide() names the config that trusts an MCP server when its call is denied", async () => {
+  const call = {
+    callId: "m1",
+    toolName: "files__read",
+    args: {},
+    verdict: {
+      decision: "ask" as const,
+      reason: "files__read: unknown",
+      parts: [{
+        riskClass: "unknown" as const,
+        subject: "files__read",
+        targets: [],
+        detail: 'MCP server files tool "read"; the server\'s scope: read-only workspace',
+      }],
+    },
+  };
+  const [answer] = await new NonInteractiveApprover().decide({ calls: [call] });
+  assert.equal(answer.approved, false);
+  assert.match(answer.reason ?? "", /--yes=unknown/);
+  assert.match(answer.reason ?? "", /"mcpServers": \{ "files": \{ "trusted": true \} \}/);
+  assert.match(answer.reason ?? "", /"read" in its "trustedTools"/);
+  const [shell] = await new NonInteractiveApprover().decide({
+    calls: [askingCall("c1", ["unknown"])],
+  });
+  assert.doesNotMatch(shell.reason ?? "", /mcpServers/);
+});

@@ -73,7 +73,7 @@ for (const mode of ["bwrap", "none"] as const) {
         const started = await run("c1", "bg_start", {
           command: "sleep 300 & echo $! > inner.pid; echo started; echo oops >&2; wait",
         });
-        assert.match(text(started), /^started bg1; it is stopped when the run ends/);
+        assert.match(text(started), /^started bg1; it is stopped when this session closes/);
         await until(async () =>
           /stdout:\nstarted\n[^]*stderr:\noops/.test(
             text(await run("c2", "bg_output", { id: "bg1" })),

@@ -192,3 +192,27 @@ Deno.test("odek run (case 10): a session whose first model request failed is rem
   assert.match(again.stderr, /The session is saved: resume it with odek continue kept/);
   assert.match((await fx.run(["sessions", "list"])).stdout, /kept/);
 });
+
+Deno.test("odek sessions list: each session's workspace, --workspace keeps one directory's, --json", async () => {
+  await using fx = await fixture();
+  await using server = await startFakeOpenAIServer({ turns: [{ text: "hi" }] });
+  const run = await fx.run(["run", "--session", "listed", "--base-url", server.url, "hi"]);
+  assert.equal(run.code, 0, run.stderr);
+  const workspace = await Deno.realPath(fx.workspace);
+  const text = await fx.run(["sessions", "list"]);
+  assert.match(text.stdout, new RegExp(`^listed .* in ${workspace}$`, "m"));
+  const json = await fx.run(["sessions", "list", "--json"]);
+  const sessions = JSON.parse(json.stdout) as { id: string; workspace: string; locked: boolean }[];
+  assert.deepEqual(sessions.map((s) => [s.id, s.workspace, s.locked]), [
+    ["listed", workspace, false],
+  ]);
+  const elsewhere = await Deno.makeTempDir();
+  try {
+    const none = await fx.run(["sessions", "list", "--workspace", elsewhere]);
+    assert.match(none.stdout, /^No session works in /);
+    const here = await fx.run(["sessions", "list", "--workspace", fx.workspace, "--json"]);
+    assert.equal((JSON.parse(here.stdout) as unknown[]).length, 1);
+  } finally {
+    await Deno.remove(elsewhere, { recursive: true });
+  }
+});

@@ -50,7 +50,7 @@ export const BG_TOOLS = [
     },
     classWithoutGate: "code_execution",
     description:
-      "Start a bash command in the background, in the same kind of sandbox as shell (workspace writable, empty home, private $TMPDIR, no network unless approved), e.g. a dev server or a long build: a server it starts on 127.0.0.1 answers later shell calls of this session. Returns a job id at once. Output is kept in bounded buffers (the newest 256 KiB per stream). Jobs are stopped when the run ends, unless detach is true, which always asks the operator first.",
+      "Start a bash command in the background, in the same kind of sandbox as shell (workspace writable, empty home, private $TMPDIR, no network unless approved), e.g. a dev server or a long build: a server it starts on 127.0.0.1 answers later shell calls of this session. Returns a job id at once. Output is kept in bounded buffers (the newest 256 KiB per stream). Jobs keep running across this session's runs and are stopped when the session closes, unless detach is true, which always asks the operator first.",
     args: z.strictObject({
       command: z.string().min(1).max(256 * 1024),
       detach: z.boolean().default(false).describe(
