@@ -10,6 +10,7 @@ import { NoOperatorClarifier } from "../approval/clarifier.ts";
 import { startServer } from "../serve/start_server.ts";
 import { configuredQueue, connectQueue } from "./connect_queue.ts";
 import { queueDispatch } from "../durable/queue_dispatch.ts";
+import { queueRemote } from "../durable/queue_remote.ts";
 import type { CliIO } from "./cli_io.ts";
 import { cliMcpTools } from "./cli_mcp_tools.ts";
 import { cliRuntime } from "./cli_runtime.ts";
@@ -89,7 +90,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     workspaceRoots: roots,
     tools,
     version: ODEK_VERSION,
-    ...(queue ? { dispatch: queueDispatch(queue) } : {}),
+    ...(queue ? { dispatch: queueDispatch(queue), remote: queueRemote(queue) } : {}),
   });
   for (const warning of server.warnings) io.stderr.write(`odek: warning: ${warning}\n`);
   io.stdout.write(`odek serve: open ${terminalSafe(server.url)}\n`);

@@ -24,6 +24,8 @@ import { WorkerLease } from "./worker_lease.ts";
 import { PausingApprover } from "./pausing_approver.ts";
 import { DURABLE_APP, DURABLE_VERSION, RUN_WORKFLOW } from "./queue_names.ts";
 import { RunWorkspace } from "./run_workspace.ts";
+import { RunChannels } from "./run_channels.ts";
+import { recordCancelled } from "./run_cancel_watch.ts";
 
 /** Options of {@linkcode startDurableWorker}. */
 export interface DurableWorkerOptions {
@@ -105,6 +107,13 @@ export async function startDurableWorker(options: DurableWorkerOptions): Promise
       : undefined;
     if (opened instanceof Error) return await unopened(pool, request, workerId, opened, log);
     await using workspace = opened;
+    const channels = await RunChannels.open({
+      pool,
+      workflowId,
+      workerId,
+      continuation: request.approvals !== undefined,
+      log,
+    });
     const backend = new PgJournalBackend(pool, {
       owner: workflowId,
       view: seen,
@@ -122,10 +131,14 @@ export async function startDurableWorker(options: DurableWorkerOptions): Promise
           pool,
           workflowId,
           workerId,
-          onInterrupted: (info) =>
+          onInterrupted: async (info) => {
             log(
               `run ${request.runId}: ${info.type === "tool_call" ? info.callId : ""} interrupted`,
-            ),
+            );
+            await channels.interrupted(info, request.sessionId);
+          },
+          boundary: () => channels.boundary(),
+          cancelled: () => channels.cancelled,
           ...(workspace
             ? {
               afterWrite: async (info) => {
@@ -136,7 +149,10 @@ export async function startDurableWorker(options: DurableWorkerOptions): Promise
         }),
       workerId,
       workspace,
+      channels,
     );
+    // A cancelled workflow records no more steps: its end is written here.
+    if (channels.cancelled && await recordCancelled(pool, result)) return result;
     await DBOS.runStep(async () => {
       await pool.query(
         `UPDATE odek.runs SET state = $2, result = $3, updated_at = now() WHERE run_id = $1`,
@@ -189,6 +205,7 @@ async function runOnce(
   steps: (journal: StepJournal) => StepRunner,
   workerId: string,
   workspace: RunWorkspace | undefined,
+  channels: RunChannels,
 ): Promise<QueuedRunResult> {
   await using runtime = await options.runtime(store);
   // A scratch workspace is gone after the run: so is the host's shadow repository of it.
@@ -200,6 +217,7 @@ async function runOnce(
       await Deno.remove(gitdir, { recursive: true }).catch(() => {});
     },
   };
+  channels.listen(runtime);
   // A recovery of a first run whose worker died after creating the session resumes that session.
   const exists = request.task !== undefined &&
     await store.read(request.sessionId).then(() => true, () => false);
@@ -208,6 +226,7 @@ async function runOnce(
     : { sessionId: request.sessionId };
   const approver = new PausingApprover(
     (request.approvals ?? []).map((answer) => ({ ...answer, scope: "once" as const })),
+    runtime.redact,
   );
   await using host = await runtime.openSession(target, {
     workspace: workspace?.workspace ?? request.workspace,
@@ -216,7 +235,9 @@ async function runOnce(
   });
   const run = await host.startRun(durableRunStart(steps, request));
   approver.bind((reason) => run.cancel(reason));
+  using _cancel = channels.started(run, approver);
   const outcome = await run.result;
+  await channels.ended(run);
   const base = {
     runId: request.runId,
     sessionId: request.sessionId,

@@ -17,8 +17,18 @@ import type {
 export interface PausedApproval {
   /** The approval's id: the first asking call's id (unique within the session). */
   id: string;
-  /** The asking calls: id, tool, arguments and the verdict's reason. */
-  calls: { callId: string; toolName: string; args: Record<string, unknown>; reason: string }[];
+  /**
+   * The asking calls: id, tool, arguments, the verdict's reason, its risk classes and what the
+   * operator is shown (the exact command or the diff; redacted).
+   */
+  calls: {
+    callId: string;
+    toolName: string;
+    args: Record<string, unknown>;
+    reason: string;
+    riskClasses?: string[];
+    preview?: string;
+  }[];
 }
 
 /**
@@ -42,14 +52,19 @@ export interface PausedApproval {
  */
 export class PausingApprover implements Approver {
   readonly #given: Map<string, ApprovalAnswer>;
+  readonly #redact: (text: string) => string;
   #cancel: ((reason: string) => void) | undefined;
   #pendingCancel = false;
   /** The batch the run paused at, if it did. */
   paused: PausedApproval | undefined;
 
-  /** @param given answers from the operator (a continuation's) */
-  constructor(given: readonly ApprovalAnswer[] = []) {
+  /**
+   * @param given answers from the operator (a continuation's)
+   * @param redact applied to the reason and preview kept for the operator
+   */
+  constructor(given: readonly ApprovalAnswer[] = [], redact: (text: string) => string = (t) => t) {
     this.#given = new Map(given.map((answer) => [answer.callId, answer]));
+    this.#redact = redact;
   }
 
   /** Connect the run to cancel when pausing (a pause asked before this cancels at once). */
@@ -69,7 +84,9 @@ export class PausingApprover implements Approver {
         callId: call.callId,
         toolName: call.toolName,
         args: call.args,
-        reason: call.verdict.reason,
+        reason: this.#redact(call.verdict.reason),
+        riskClasses: [...new Set(call.verdict.parts.map((part) => part.riskClass))],
+        preview: this.#redact(call.preview ?? JSON.stringify(call.args, null, 2)),
       })),
     };
     const waiting = new Promise<ApprovalAnswer[]>((_, reject) => {

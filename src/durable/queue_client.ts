@@ -11,6 +11,8 @@ import { OdekError } from "../_util/odek_error.ts";
 import { BackendSessionStore } from "../session/backend_session_store.ts";
 import type { SessionStore } from "../session/session_store.ts";
 import { PgJournalBackend } from "./pg_journal_backend.ts";
+import { QueueEventFeed } from "./queue_event_feed.ts";
+import { approvalKey } from "./queue_approvals.ts";
 import { ensureQueueSchema } from "./queue_schema.ts";
 import { DEFAULT_QUEUE, DURABLE_APP, DURABLE_VERSION, RUN_WORKFLOW } from "./queue_names.ts";
 import type { QueuedRun, QueuedRunResult } from "./queued_run.ts";
@@ -28,6 +30,8 @@ export interface QueuedRunStatus {
   workerId: string | undefined;
   /** The result, once it ended. */
   result: QueuedRunResult | undefined;
+  /** Why it was cancelled, when it was. */
+  cancelReason?: string;
 }
 
 /**
@@ -44,11 +48,14 @@ export class QueueClient implements AsyncDisposable {
   readonly #pool: pg.Pool;
   readonly #client: DBOSClient;
   readonly #queue: string;
+  readonly #url: string;
+  #feed: Promise<QueueEventFeed> | undefined;
   /** The queue's sessions (read-only use: list, show, export). */
   readonly sessions: SessionStore;
 
-  private constructor(pool: pg.Pool, client: DBOSClient, queue: string) {
+  private constructor(pool: pg.Pool, client: DBOSClient, queue: string, url: string) {
     this.#pool = pool;
+    this.#url = url;
     this.#client = client;
     this.#queue = queue;
     this.sessions = new BackendSessionStore(
@@ -74,7 +81,7 @@ export class QueueClient implements AsyncDisposable {
       systemDatabaseUrl: url,
       applicationName: DURABLE_APP,
     });
-    return new QueueClient(pool, client, queue);
+    return new QueueClient(pool, client, queue, url);
   }
 
   /**
@@ -132,7 +139,8 @@ export class QueueClient implements AsyncDisposable {
   /** A run's state, undefined when there is no such run. */
   async status(runId: string): Promise<QueuedRunStatus | undefined> {
     const rows = await this.#pool.query(
-      `SELECT run_id, session_id, state, worker_id, result FROM odek.runs WHERE run_id = $1`,
+      `SELECT run_id, session_id, state, worker_id, result, cancel_reason FROM odek.runs
+       WHERE run_id = $1`,
       [runId],
     );
     const row = rows.rows[0];
@@ -143,6 +151,7 @@ export class QueueClient implements AsyncDisposable {
       state: row.state,
       workerId: row.worker_id ?? undefined,
       result: row.result ?? undefined,
+      ...(row.cancel_reason ? { cancelReason: row.cancel_reason } : {}),
     };
   }
 
@@ -157,7 +166,87 @@ export class QueueClient implements AsyncDisposable {
     return await this.#client.retrieveWorkflow<QueuedRunResult>(runId).getResult();
   }
 
+  /** The queue's event streams (one listening connection, made on first use). */
+  events(): Promise<QueueEventFeed> {
+    this.#feed ??= QueueEventFeed.connect(this.#pool, this.#url);
+    return this.#feed;
+  }
+
+  /**
+   * Cancel a run: the newest workflow of its chain (the run or its latest continuation) gets the
+   * reason in its row, which the worker running it watches (it stops the run: `interrupted`),
+   * and is cancelled in the engine, so no recovery takes it up again. A queued run, or one
+   * waiting for approval, ends here and now.
+   *
+   * @param runId the run (its first workflow's id)
+   * @returns the workflow cancelled, or undefined when the chain has ended or is unknown
+   */
+  async cancel(runId: string, reason: string): Promise<string | undefined> {
+    const rows = await this.#pool.query(
+      `UPDATE odek.runs SET cancel_reason = $2, updated_at = now() WHERE run_id = (
+         SELECT run_id FROM odek.runs WHERE run_id = $1 OR starts_with(run_id, $1 || ':')
+         ORDER BY length(run_id) DESC LIMIT 1)
+       AND state IN ('queued', 'running', 'awaiting_approval') AND cancel_reason IS NULL
+       RETURNING run_id, session_id, state, worker_id`,
+      [runId, reason],
+    );
+    const row = rows.rows[0];
+    if (!row) return undefined;
+    await this.#client.cancelWorkflow(row.run_id);
+    if (row.state !== "running") await this.settleCancelled(row.run_id);
+    return row.run_id as string;
+  }
+
+  /**
+   * Record a cancelled run's end when no worker will (it was not going, or its worker died).
+   *
+   * @returns false when its end was recorded already
+   */
+  async settleCancelled(runId: string): Promise<boolean> {
+    const rows = await this.#pool.query(
+      `UPDATE odek.runs SET state = 'interrupted', updated_at = now(),
+         result = jsonb_build_object('runId', run_id, 'sessionId', session_id,
+           'outcome', 'interrupted', 'text', 'cancelled: ' || cancel_reason,
+           'workerId', coalesce(worker_id, ''))
+       WHERE run_id = $1 AND cancel_reason IS NOT NULL
+         AND state IN ('queued', 'running', 'awaiting_approval') RETURNING run_id`,
+      [runId],
+    );
+    return (rows.rowCount ?? 0) > 0;
+  }
+
+  /**
+   * The approvals runs paused at, each with its REST id ({@linkcode approvalKey}); `answered`:
+   * its continuation exists.
+   *
+   * @param options `pending`: only those not answered yet (what serve polls)
+   */
+  async approvals(options: { pending?: boolean } = {}): Promise<
+    (QueuedRunStatus & { id: string; answered: boolean; updatedAt: string })[]
+  > {
+    const rows = await this.#pool.query(
+      `SELECT * FROM (
+         SELECT r.run_id, r.session_id, r.state, r.worker_id, r.result, r.updated_at,
+           EXISTS (SELECT 1 FROM odek.runs c
+                   WHERE c.run_id = r.run_id || ':' || (r.result -> 'approval' ->> 'id')) AS answered
+         FROM odek.runs r WHERE r.state = 'awaiting_approval' AND r.cancel_reason IS NULL) a
+       WHERE NOT ($1 AND answered) ORDER BY updated_at`,
+      [options.pending === true],
+    );
+    return await Promise.all(rows.rows.map(async (row) => ({
+      runId: row.run_id,
+      sessionId: row.session_id,
+      state: row.state,
+      workerId: row.worker_id ?? undefined,
+      result: row.result ?? undefined,
+      id: await approvalKey(row.run_id, row.result?.approval?.id ?? ""),
+      answered: row.answered === true,
+      updatedAt: new Date(row.updated_at).toISOString(),
+    })));
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
+    if (this.#feed) await (await this.#feed.catch(() => undefined))?.[Symbol.asyncDispose]();
     await this.#client.destroy();
     await this.#pool.end();
   }

@@ -5,7 +5,7 @@
  */
 import type { RunOutcome } from "../runtime/run_outcome.ts";
 import type { QueueClient } from "./queue_client.ts";
-import type { QueuedRunGit, QueuedRunGitResult } from "./queued_run.ts";
+import type { QueuedRunGit, QueuedRunGitResult, QueuedRunResult } from "./queued_run.ts";
 
 /** The part of a serve run record a queued run is made from. */
 export interface DispatchableRun {
@@ -51,12 +51,8 @@ export function queueDispatch(queue: QueueClient): (run: DispatchableRun) => Pro
       ...(run.task !== undefined ? { task: run.task } : {}),
       ...(run.message !== undefined ? { message: run.message } : {}),
     });
-    const result = await queue.wait(run.key);
+    const result = await followChain(queue, run.key);
     const git = result.git ? { git: gitEnd(result.git) } : {};
-    if (result.outcome === "awaiting_approval") {
-      // The workflow ended without a slot; QueueClient.answer continues it.
-      return { state: "interrupted", summary: result.text, errorCode: "AWAITING_APPROVAL", ...git };
-    }
     const state = (OUTCOMES.has(result.outcome) ? result.outcome : "failed") as QueuedEnd["state"];
     return {
       state,
@@ -79,4 +75,47 @@ function gitOf({ repository, ref, branch, remote }: QueuedRunGit): QueuedRunGit 
     ...(branch !== undefined ? { branch } : {}),
     ...(remote !== undefined ? { remote } : {}),
   };
+}
+
+/** Milliseconds between looks at a paused or cancelled run's row. */
+const LOOK_MS = 250;
+/** How long a cancelled run's worker has to record its end before serve records it. */
+const CANCEL_GRACE_MS = 30_000;
+
+/**
+ * Wait for a run's end through its continuations: a run that paused for an approval goes on as
+ * `<run>:<approval id>` once someone answers (from any serve or `QueueClient.answer`), and serve
+ * shows it as one run waiting, as it shows a local run's approval.
+ */
+async function followChain(queue: QueueClient, key: string): Promise<QueuedRunResult> {
+  let id = key;
+  for (;;) {
+    const result = await queue.wait(id).catch(async (error) => {
+      if ((await queue.status(id))?.cancelReason) return await cancelledEnd(queue, id);
+      throw error;
+    });
+    if (result.outcome !== "awaiting_approval" || !result.approval) return result;
+    const next = `${id}:${result.approval.id}`;
+    for (;;) {
+      if (await queue.status(next)) break;
+      const paused = await queue.status(id);
+      if (paused && paused.state !== "awaiting_approval") return paused.result ?? result;
+      await new Promise((resolve) => setTimeout(resolve, LOOK_MS));
+    }
+    id = next;
+  }
+}
+
+/** A cancelled workflow's end: what its worker recorded, or (after a grace) recorded here. */
+async function cancelledEnd(queue: QueueClient, id: string): Promise<QueuedRunResult> {
+  const deadline = Date.now() + CANCEL_GRACE_MS;
+  for (;;) {
+    const status = await queue.status(id);
+    const ended = status && status.state !== "queued" && status.state !== "running";
+    if (ended && status.result) return status.result;
+    if (Date.now() > deadline && !(await queue.settleCancelled(id))) {
+      throw new Error(`The cancelled run ${id} has no end recorded.`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, LOOK_MS));
+  }
 }

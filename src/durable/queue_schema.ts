@@ -6,6 +6,7 @@
  */
 // @ts-types="@types/pg"
 import type pg from "pg";
+import { RUN_EVENTS_SCHEMA } from "./run_event_log.ts";
 
 const SCHEMA = `
 CREATE SCHEMA IF NOT EXISTS odek;
@@ -69,6 +70,7 @@ export async function ensureQueueSchema(pool: pg.Pool): Promise<void> {
     await client.query("BEGIN");
     await client.query("SELECT pg_advisory_xact_lock(7202205)");
     await client.query(SCHEMA);
+    await client.query(RUN_EVENTS_SCHEMA);
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});

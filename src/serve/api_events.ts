@@ -12,7 +12,7 @@ import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import type { RuntimeEvent } from "../runtime/event_subscription.ts";
 import { errorBody } from "./api_error.ts";
 import { pendingJson } from "./api_json.ts";
-import { ErrorSchema, EventsQuerySchema } from "./api_schemas.ts";
+import { ErrorSchema, EventsQuerySchema, RunKeySchema } from "./api_schemas.ts";
 import type { AppContext } from "./create_app.ts";
 
 /** Milliseconds between keep-alive comments on an idle stream. */
@@ -29,7 +29,7 @@ const runEventsRoute = createRoute({
   summary:
     "A run's events (SSE; id <run>:<seq>); resumes after Last-Event-ID or ?after=<seq>, ends with the run",
   request: {
-    params: z.object({ id: z.string().regex(/^[0-9a-f]{32}$/) }),
+    params: z.object({ id: RunKeySchema }),
     query: EventsQuerySchema,
   },
   responses: {
@@ -59,8 +59,11 @@ export function registerEventsApi(app: OpenAPIHono, ctx: AppContext): void {
 
   app.get("/api/runs/:id/events", async (c) => {
     const id = c.req.param("id");
-    if (!/^[0-9a-f]{32}$/.test(id)) {
-      return c.json(errorBody("BAD_REQUEST", "A run id is 32 hex digits."), 400);
+    if (!RunKeySchema.safeParse(id).success) {
+      return c.json(
+        errorBody("BAD_REQUEST", "A run id is 32 hex digits (a queued run's: q-<uuid>)."),
+        400,
+      );
     }
     const after = seqAfter(c, id);
     const run = ctx.runs.run(id);
@@ -69,6 +72,16 @@ export function registerEventsApi(app: OpenAPIHono, ctx: AppContext): void {
       return stream(c, async (s) => {
         s.onAbort(() => subscription.close());
         for await (const event of subscription) await writeEvent(s, event);
+      });
+    }
+    // A queued run's events come from the queue (any serve's run, replayed and live).
+    const stop = new AbortController();
+    const known = ctx.runs.record(id) !== undefined;
+    const remote = await ctx.runs.remote?.events(id, after, stop.signal, known);
+    if (remote) {
+      return stream(c, async (s) => {
+        s.onAbort(() => stop.abort());
+        for await (const event of remote) await writeEvent(s, event);
       });
     }
     const stored = await ctx.runs.storedEvents(id, after);

@@ -7,6 +7,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { errorBody } from "./api_error.ts";
 import { pendingJson } from "./api_json.ts";
+import { AnswerRefused } from "./remote_approvals.ts";
 import {
   ApprovalBodySchema,
   ClarificationBodySchema,
@@ -25,7 +26,8 @@ const answerResponses = {
   204: { description: "Answered: the run goes on" },
   400: json(ErrorSchema, "Invalid answer"),
   401: json(ErrorSchema, "No or wrong token"),
-  404: json(ErrorSchema, "Not pending (answered already, or its run stopped)"),
+  404: json(ErrorSchema, "Not pending (no such question, or its run stopped)"),
+  409: json(ErrorSchema, "Answered already"),
 };
 
 /** Register the approval and clarification routes. */
@@ -65,12 +67,16 @@ export function registerOperatorApi(app: OpenAPIHono, ctx: AppContext): void {
       },
       responses: answerResponses,
     }),
-    (c) => {
+    async (c) => {
       const { id } = c.req.valid("param");
       const body = c.req.valid("json");
       const pending = ctx.requests.get(id);
       if (!pending || pending.type !== "approval") {
-        return c.json(errorBody("NOT_PENDING", `${id} is not a pending approval.`), 404);
+        const answered = ctx.requests.answered(id) ||
+          (await ctx.runs.remote?.approvalState(id).catch(() => "unknown")) === "answered";
+        return answered
+          ? c.json(errorBody("ALREADY_ANSWERED", `${id} was answered already.`), 409)
+          : c.json(errorBody("NOT_PENDING", `${id} is not a pending approval.`), 404);
       }
       const known = new Set(pending.calls.map((call) => call.callId));
       const unknown = body.decisions.find((d) => !known.has(d.call_id));
@@ -88,6 +94,12 @@ export function registerOperatorApi(app: OpenAPIHono, ctx: AppContext): void {
           ...(d.reason !== undefined ? { reason: d.reason } : {}),
         })),
       });
+      try {
+        await ctx.requests.delivered(id); // a queued run's: its continuation is on the queue
+      } catch (error) {
+        if (!(error instanceof AnswerRefused)) throw error;
+        return c.json(errorBody(error.code, error.message), error.status);
+      }
       return c.body(null, 204);
     },
   );
@@ -110,7 +122,9 @@ export function registerOperatorApi(app: OpenAPIHono, ctx: AppContext): void {
       const { id } = c.req.valid("param");
       const pending = ctx.requests.get(id);
       if (!pending || pending.type !== "clarification") {
-        return c.json(errorBody("NOT_PENDING", `${id} is not a pending clarification.`), 404);
+        return ctx.requests.answered(id)
+          ? c.json(errorBody("ALREADY_ANSWERED", `${id} was answered already.`), 409)
+          : c.json(errorBody("NOT_PENDING", `${id} is not a pending clarification.`), 404);
       }
       ctx.requests.answer(id, c.req.valid("json"));
       return c.body(null, 204);

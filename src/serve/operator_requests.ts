@@ -83,6 +83,9 @@ export class OperatorRequests {
   readonly #waiting = new Map<string, Waiter>();
   readonly #listeners = new Set<(change: RequestChange) => void>();
   readonly #redact: (text: string) => string;
+  /** Ids answered here (newest last, bounded), for a clear "answered already". */
+  readonly #answered = new Set<string>();
+  readonly #deliveries = new Map<string, Promise<void>>();
 
   /** @param redact applied to every argument, preview and question before anyone sees it */
   constructor(redact: Redactor | ((text: string) => string)) {
@@ -124,8 +127,70 @@ export class OperatorRequests {
         }`,
       );
     }
+    this.#answered.add(id);
+    if (this.#answered.size > ANSWERED_KEPT) {
+      this.#answered.delete(this.#answered.values().next().value!);
+    }
     waiter.settle(reply);
     return true;
+  }
+
+  /** Whether `id` was answered on this server (a second answer is refused with it). */
+  answered(id: string): boolean {
+    return this.#answered.has(id);
+  }
+
+  /**
+   * Wait until an answer reached the run: at once for a run of this server, once its
+   * continuation is on the queue for a queued run's approval ({@linkcode OperatorRequests.hold}).
+   *
+   * @throws what delivering the answer threw (the question is pending again)
+   */
+  async delivered(id: string): Promise<void> {
+    const delivery = this.#deliveries.get(id);
+    this.#deliveries.delete(id);
+    await delivery;
+  }
+
+  /**
+   * Hold a question asked elsewhere (a queued run's approval, from the queue): it is listed,
+   * streamed and answered like a local one, and `deliver` takes its answer. Holding an id held
+   * or answered already does nothing.
+   */
+  hold(request: PendingRequest, deliver: (reply: ApprovalReply) => Promise<void>): void {
+    if (this.#waiting.has(request.id) || this.#answered.has(request.id)) return;
+    const shown: PendingRequest = request.type === "approval"
+      ? {
+        ...request,
+        calls: request.calls.map((call) => ({
+          ...call,
+          preview: this.#redact(call.preview),
+          reason: this.#redact(call.reason),
+        })),
+      }
+      : { ...request, question: this.#redact(request.question) };
+    this.#waiting.set(request.id, {
+      request: shown,
+      settle: (reply) => {
+        this.#waiting.delete(request.id);
+        this.#emit({ type: "settled", request: shown });
+        const delivery = deliver(reply as ApprovalReply).catch((error) => {
+          this.#answered.delete(request.id); // the next look at the queue asks it again
+          throw error;
+        });
+        delivery.catch(() => {});
+        this.#deliveries.set(request.id, delivery);
+      },
+    });
+    this.#emit({ type: "asked", request: shown });
+  }
+
+  /** A held question is no longer pending (answered elsewhere, or its run ended). */
+  release(id: string): void {
+    const waiter = this.#waiting.get(id);
+    if (!waiter) return;
+    this.#waiting.delete(id);
+    this.#emit({ type: "settled", request: waiter.request });
   }
 
   /** The approver of one session's host: each batch waits here until answered. */
@@ -235,6 +300,9 @@ function answersFor(request: ApprovalRequest, reply: ApprovalReply): ApprovalAns
     };
   });
 }
+
+/** Answered ids kept for "answered already". */
+const ANSWERED_KEPT = 1000;
 
 function newRequestId(prefix: string): string {
   const bytes = crypto.getRandomValues(new Uint8Array(8));

@@ -7,11 +7,6 @@
  */
 import { join } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
-import {
-  dedicatedWorkspacePath,
-  provisionDedicatedWorkspace,
-} from "../config/dedicated_workspace.ts";
-import { isInside } from "../config/validate_workspace.ts";
 import { generateSessionId } from "../session/generate_session_id.ts";
 import type { EventSubscription, RuntimeEvent } from "../runtime/event_subscription.ts";
 import type { Run } from "../runtime/run.ts";
@@ -23,6 +18,9 @@ import { RunRecords, type ServeRunRecord } from "./run_records.ts";
 import { ServeEventRing } from "./serve_event_ring.ts";
 import { dispatchRun, type ServeRunDispatch } from "./serve_dispatch.ts";
 import { continuedGit, gitRecord, type RunStart } from "./run_start.ts";
+import type { RemoteRuns } from "./remote_runs.ts";
+import { followRemoteApprovals } from "./remote_approvals.ts";
+import { workspaceFor } from "./serve_workspace.ts";
 
 export type { RunStart } from "./run_start.ts";
 
@@ -40,6 +38,8 @@ export interface ServeRunsOptions {
   recordsDir?: string;
   /** Hand every run to this instead of running it here (`odek serve --queue`). @default none */
   dispatch?: ServeRunDispatch;
+  /** The queue's events, approvals and cancel (`odek serve --queue`). @default none */
+  remote?: RemoteRuns;
 }
 
 interface Live {
@@ -54,6 +54,8 @@ export class ServeRuns implements AsyncDisposable {
   readonly #requests: OperatorRequests;
   readonly #cap: number;
   readonly #dispatch?: ServeRunDispatch;
+  readonly #remote?: RemoteRuns;
+  readonly #stops: (() => void)[] = [];
   readonly #roots: readonly string[];
   readonly #tools: readonly ToolProviderSource[];
   readonly #records: RunRecords;
@@ -72,6 +74,7 @@ export class ServeRuns implements AsyncDisposable {
     this.#requests = options.requests;
     this.#cap = options.maxConcurrentRuns ?? 4;
     if (options.dispatch) this.#dispatch = options.dispatch;
+    if (options.remote) this.#remote = options.remote;
     this.#roots = options.workspaceRoots ?? [];
     this.#tools = options.tools ?? [];
     this.#records = new RunRecords(
@@ -82,6 +85,11 @@ export class ServeRuns implements AsyncDisposable {
   /** The stream of every run's events, with replay (`ServeEventRing`). */
   get events(): ServeEventRing {
     return this.#ring;
+  }
+
+  /** The queue's runs, with `odek serve --queue`. */
+  get remote(): RemoteRuns | undefined {
+    return this.#remote;
   }
 
   /** Runs going now. */
@@ -96,6 +104,11 @@ export class ServeRuns implements AsyncDisposable {
     this.#feeding = (async () => {
       for await (const event of this.#feed!) this.#onEvent(event);
     })();
+    if (this.#remote) {
+      // Every queued run's events (any serve's) reach this server's streams and page.
+      this.#stops.push(await this.#remote.tail((event) => this.#onEvent(event)));
+      this.#stops.push(followRemoteApprovals(this.#remote, this.#requests));
+    }
     for (const record of await this.#records.all()) {
       this.#byKey.set(record.key, record);
       if (record.state !== "queued" && record.state !== "running") continue;
@@ -169,7 +182,7 @@ export class ServeRuns implements AsyncDisposable {
       }
       record = start.git
         ? gitRecord(this.#newRecord(id, start.git.repository), start, this.#dispatch !== undefined)
-        : this.#newRecord(id, await this.#workspaceFor(id, start.workspace));
+        : this.#newRecord(id, await workspaceFor(this.#runtime, this.#roots, id, start.workspace));
       record.task = start.task;
       if (start.message !== undefined) record.message = start.message;
     }
@@ -197,7 +210,8 @@ export class ServeRuns implements AsyncDisposable {
       await this.#end(record, "interrupted", reason, "INTERRUPTED");
       return true;
     }
-    live.run?.cancel(reason);
+    if (live.run) live.run.cancel(reason);
+    else if (this.#remote) return await this.#remote.cancel(record.key, reason);
     return true;
   }
 
@@ -219,31 +233,6 @@ export class ServeRuns implements AsyncDisposable {
       if (error instanceof OdekError && error.code === "SESSION_NOT_FOUND") return false;
       throw error;
     }
-  }
-
-  async #workspaceFor(sessionId: string, named: string | undefined): Promise<string> {
-    const { odekHome, installDir } = this.#runtime.paths;
-    if (named !== undefined) {
-      const real = await Deno.realPath(named).catch(() => {
-        throw new OdekError("WORKSPACE_INVALID", `The workspace ${named} does not exist.`);
-      });
-      const roots = await Promise.all(this.#roots.map((r) => Deno.realPath(r).catch(() => r)));
-      if (!roots.some((root) => real === root || isInside(real, root))) {
-        throw new OdekError(
-          "WORKSPACE_INVALID",
-          `The workspace ${named} is not under a root this server allows (${
-            roots.join(", ") || "none: start odek serve with --workspace-root <dir>"
-          }).`,
-        );
-      }
-      return real;
-    }
-    const base = await provisionDedicatedWorkspace(dedicatedWorkspacePath(odekHome), {
-      protectedRoots: [odekHome, installDir],
-    });
-    const own = join(base, sessionId);
-    await Deno.mkdir(own, { mode: 0o700 });
-    return own;
   }
 
   #enqueue(live: Live): void {
@@ -381,6 +370,7 @@ export class ServeRuns implements AsyncDisposable {
     if (this.#closed) return;
     this.#closed = true;
     this.#queue.length = 0;
+    for (const stop of this.#stops) stop();
     await Promise.allSettled([...this.#bySession.values()].map((live) => live.host?.close()));
     this.#feed?.close();
     await this.#feeding;

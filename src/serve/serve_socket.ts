@@ -134,7 +134,10 @@ async function handle(
             ...(d.reason !== undefined ? { reason: d.reason } : {}),
           })),
         });
-      send(ws, { type: "ack", of: message.id, ok });
+      // A queued run's answer is acknowledged once its continuation is on the queue.
+      const delivered = ok &&
+        await ctx.requests.delivered(message.id).then(() => true, () => false);
+      send(ws, { type: "ack", of: message.id, ok: delivered });
       return;
     }
     case "clarification_response": {

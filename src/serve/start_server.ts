@@ -11,6 +11,7 @@ import { createApp, type ServeLimits } from "./create_app.ts";
 import { OperatorRequests } from "./operator_requests.ts";
 import { ServeRuns } from "./serve_runs.ts";
 import type { ServeRunDispatch } from "./serve_dispatch.ts";
+import type { RemoteRuns } from "./remote_runs.ts";
 
 /** Options of {@linkcode startServer}. */
 export interface StartServerOptions {
@@ -30,6 +31,8 @@ export interface StartServerOptions {
   tools?: readonly ToolProviderSource[];
   /** Hand every run to this instead of running it here (`odek serve --queue`). @default none */
   dispatch?: ServeRunDispatch;
+  /** The queue's events, approvals and cancel (with `dispatch`). @default none */
+  remote?: RemoteRuns;
   limits?: Partial<ServeLimits>;
   version: string;
   /** The token. @default 32 random bytes as hex */
@@ -88,6 +91,7 @@ export async function startServer(
     ...(options.workspaceRoots ? { workspaceRoots: options.workspaceRoots } : {}),
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.dispatch ? { dispatch: options.dispatch } : {}),
+    ...(options.remote ? { remote: options.remote } : {}),
   });
   await runs.start();
   const bare = hostname.replace(/^\[|\]$/g, "").toLowerCase();

@@ -11,6 +11,7 @@
 import { join } from "node:path";
 import { QueueClient } from "../../src/durable/queue_client.ts";
 import { queueDispatch } from "../../src/durable/queue_dispatch.ts";
+import { queueRemote } from "../../src/durable/queue_remote.ts";
 import { createRuntime } from "../../src/runtime/create_runtime.ts";
 import { createApp, DEFAULT_SERVE_LIMITS } from "../../src/serve/create_app.ts";
 import { OperatorRequests } from "../../src/serve/operator_requests.ts";
@@ -50,9 +51,11 @@ export interface DurableFixture extends AsyncDisposable {
   logs: string[];
   /**
    * Serve's REST API on the queue (in this process, `odek serve --queue`'s wiring): a request
-   * with the token and Host set; JSON bodies.
+   * with the token and Host set; JSON bodies; more headers. Each `name` is a serve of its own.
    */
-  serve(): Promise<(path: string, json?: unknown) => Promise<Response>>;
+  serve(
+    name?: string,
+  ): Promise<(path: string, json?: unknown, headers?: Record<string, string>) => Promise<Response>>;
   /** A new workspace directory. */
   workspace(name: string): Promise<string>;
   /** A new bare repository `<root>/<name>.git` whose `main` holds `files`. */
@@ -140,8 +143,8 @@ export async function durableFixture(
       ).catch(() => {});
       return child;
     },
-    async serve() {
-      const home = join(root, "serve-home");
+    async serve(name = "serve") {
+      const home = join(root, `${name}-home`);
       await Deno.mkdir(join(home, ".odek"), { recursive: true });
       await Deno.mkdir(join(root, "ws"), { recursive: true });
       const runtime = await createRuntime({
@@ -157,6 +160,7 @@ export async function durableFixture(
         runtime,
         requests,
         dispatch: queueDispatch(queue),
+        remote: queueRemote(queue),
         maxConcurrentRuns: 1000,
         workspaceRoots: [join(root, "ws")],
       });
@@ -175,10 +179,11 @@ export async function durableFixture(
         limits: { ...DEFAULT_SERVE_LIMITS, runStartsPerMinute: 1000 },
         version: "test",
       });
-      return (path, json) =>
+      return (path, json, headers = {}) =>
         Promise.resolve(app.request(path, {
           method: json === undefined ? "GET" : "POST",
           headers: {
+            ...headers,
             host: "127.0.0.1",
             authorization: `Bearer ${token}`,
             ...(json === undefined ? {} : { "content-type": "application/json" }),

@@ -174,8 +174,8 @@ Deno.test("an approval is listed with its risk and preview; a denial's reason re
     method: "POST",
     json: { decisions: [{ call_id: "w1", approved: true }] },
   });
-  assert.equal(again.status, 404);
-  await again.body?.cancel();
+  assert.equal(again.status, 409, "an approval answered already is refused as such");
+  assert.equal((await body<{ error: { code: string } }>(again)).error.code, "ALREADY_ANSWERED");
   assert.equal(
     (await s.call(`/api/approvals/${second.id}`, {
       method: "POST",
