@@ -114,10 +114,14 @@ export class ServeRuns implements AsyncDisposable {
       if (record.state !== "queued" && record.state !== "running") continue;
       if (this.#bySession.has(record.sessionId)) continue;
       // a run that was going resumes its transcript; a queued one starts as it was asked
-      const again: ServeRunRecord = record.state === "running"
+      // On a queue the key is the workflow's id: dispatching it again under the same key finds
+      // the workflow a worker has (or had) and follows it, instead of starting a second one.
+      const again: ServeRunRecord = this.#dispatch
+        ? { ...record, state: "queued" }
+        : record.state === "running"
         ? { ...record, state: "queued", resume: true, message: undefined }
         : record;
-      if (record.state === "running") {
+      if (record.state === "running" && !this.#dispatch) {
         record.state = "interrupted";
         record.summary = "the server stopped; resumed as a new run";
         await this.#records.save(record);

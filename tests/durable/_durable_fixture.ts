@@ -56,6 +56,8 @@ export interface DurableFixture extends AsyncDisposable {
   serve(
     name?: string,
   ): Promise<(path: string, json?: unknown, headers?: Record<string, string>) => Promise<Response>>;
+  /** Stop every serve started so far (as a server that stops: its records stay). */
+  stopServes(): Promise<void>;
   /** A new workspace directory. */
   workspace(name: string): Promise<string>;
   /** A new bare repository `<root>/<name>.git` whose `main` holds `files`. */
@@ -190,6 +192,9 @@ export async function durableFixture(
           },
           ...(json === undefined ? {} : { body: JSON.stringify(json) }),
         }));
+    },
+    async stopServes() {
+      for (const close of closers.splice(0)) await close();
     },
     async workspace(name) {
       const dir = join(root, "ws", name);
