@@ -32,7 +32,7 @@ export const DEFAULT_MAX_PROCESSES = 1024;
 /**
  * The launcher every bwrap sandbox starts through, run by `/bin/sh` (`$1` cgroup dir or empty,
  * `$2` limit, `$3` the compiled seccomp filter file or empty, then bwrap's argv). It removes the
- * empty groups of ended sandboxes in the background (Deno refuses `/sys` to a core without
+ * empty groups of ended sandboxes (those whose launcher pid is gone) in the background (Deno refuses `/sys` to a core without
  * `--allow-all`, so the core cannot; removing a cgroup takes the kernel ~10 ms), moves itself
  * into a new child group `s<pid>` of the pids cgroup (so bwrap and everything it starts is
  * counted), opens the filter as fd 3, and execs bwrap (same pid). A limit it cannot apply or a
@@ -40,11 +40,13 @@ export const DEFAULT_MAX_PROCESSES = 1024;
  */
 export const SANDBOX_LAUNCHER = `c=$1 m=$2 f=$3; shift 3
 if [ -n "$c" ]; then
-  (rmdir "$c"/s[0-9]* 2>/dev/null &) # groups of ended sandboxes; a live one is busy and stays
+  # groups of ended sandboxes: s<pid> of a pid that is gone (a live launcher's fresh, still
+  # empty group is left alone; a busy group refuses rmdir anyway)
+  (for g in "$c"/s[0-9]*; do [ -d "/proc/\${g##*/s}" ] || rmdir "$g"; done 2>/dev/null &)
   d=$c/s$$ n=0
   until { mkdir -p "$d" && echo "$m" > "$d/pids.max" && echo $$ > "$d/cgroup.procs"; } 2>/dev/null; do
-    n=$((n + 1)) # a concurrent sweep may remove the group between mkdir and the join
-    [ $n -lt 3 ] || { echo "odek: cannot limit the sandbox to $m processes in $d: nothing was run" >&2; exit 125; }
+    n=$((n + 1)) # a launcher whose pid was reused may still sweep the group between mkdir and join
+    [ $n -lt 5 ] || { echo "odek: cannot limit the sandbox to $m processes in $d: nothing was run" >&2; exit 125; }
   done
 fi
 if [ -n "$f" ]; then exec 3< "$f" || exit 125; fi

@@ -73,6 +73,41 @@ if (probe.type === "cgroup") {
     const spawned = await new Deno.Command("true").output();
     assert.equal(spawned.code, 0, "the host can still spawn processes");
   });
+  // Each launcher sweeps the empty groups of ended sandboxes: it must not take the fresh, still
+  // empty group of a launcher starting beside it (CI's parallel suite saw exit 125, "cannot limit
+  // the sandbox", three times in a row for one call).
+  sandboxTest(
+    "sandboxes started together each get their own pids group, none refused",
+    async () => {
+      await using f = await makeContainmentFixture();
+      const broker = new SandboxBroker({
+        context: f.context,
+        resolveWorkspace: () => Promise.resolve(f.ws),
+        trustLevel: "standard",
+      });
+      try {
+        for (let round = 0; round < 3; round++) {
+          const results = await Promise.all(Array.from({ length: 16 }, (_, i) =>
+            broker.run({
+              id: `c${round}-${i}`,
+              name: "shell",
+              args: { command: "grep pids /proc/self/cgroup; echo ran" },
+              verdict: {
+                parts: [{ riskClass: "read", subject: "cat", targets: [] }],
+                decision: "allow",
+                reason: "forced",
+              },
+            })));
+          for (const result of results) {
+            assert.ok(result.ok, result.ok ? "" : result.error.message);
+            assert.match(result.output, /ran/, result.output);
+          }
+        }
+      } finally {
+        await broker.close();
+      }
+    },
+  );
 } else {
   console.error(`skipping "${NAME}": ${probe.reason} (no fork bomb runs without a limit)`);
   Deno.test({ name: NAME, ignore: true, fn() {} });
