@@ -11,7 +11,7 @@ import type { ServeRunRecord } from "../../src/serve/run_records.ts";
 import type { DispatchedEnd } from "../../src/serve/serve_dispatch.ts";
 import { ServeRuns } from "../../src/serve/serve_runs.ts";
 import { runtimeFixture } from "../runtime/_runtime_fixture.ts";
-import { TEST_TOKEN } from "./_serve_fixture.ts";
+import { TEST_TOKEN, waitFor } from "./_serve_fixture.ts";
 
 Deno.test("git attack over REST: remote, options, transports, relative paths and revision syntax are 400s that dispatch nothing", async () => {
   await using f = await runtimeFixture({ scripts: [] });
@@ -73,5 +73,8 @@ Deno.test("git attack over REST: remote, options, transports, relative paths and
   assert.ok(accepted.status < 300, String(accepted.status));
   await accepted.body?.cancel();
   assert.equal(runs.list().length, 1);
+  await waitFor("the dispatch", () => dispatched.length === 1);
   end.resolve({ state: "completed", summary: "" });
+  const key = runs.list()[0].key;
+  await waitFor("the end", () => runs.record(key)?.state === "completed");
 });
