@@ -66,7 +66,7 @@ const REF =
 /** The zod schema of {@linkcode QueuedRunGit}. */
 export const QueuedRunGitSchema: z.ZodType<QueuedRunGit> = z.strictObject({
   repository: z.string().min(1).max(2000).refine(
-    (value) => !value.startsWith("-") && !/[\0\n\r]/.test(value) && !/^ext::/i.test(value),
+    (value) => !value.startsWith("-") && !/[\0\n\r]/.test(value) && !/::/.test(value),
     "a URL (https://, ssh://, git://, file://) or an absolute path, not an option or an ext:: command",
   ).refine(
     (value) =>
@@ -75,10 +75,18 @@ export const QueuedRunGitSchema: z.ZodType<QueuedRunGit> = z.strictObject({
     "a URL (https://, ssh://, git://, file://, user@host:path) or an absolute path",
   ),
   ref: z.string().regex(REF, "a branch, tag, refs/… name or commit id"),
-  branch: z.string().regex(REF, "a branch name").optional(),
+  branch: z.string().regex(REF, "a branch name").refine(
+    (value) => value.startsWith("odek/"),
+    "a branch under odek/ (checkpoints are never pushed onto a branch of the repository's own)",
+  ).optional(),
   remote: z.string().min(1).max(2000).refine(
-    (value) => !value.startsWith("-") && !/[\0\n\r]/.test(value) && !/^ext::/i.test(value),
-    "a URL or an absolute path",
+    (value) => !value.startsWith("-") && !/[\0\n\r]/.test(value) && !/::/.test(value),
+    "a URL or an absolute path, not an option or a <transport>:: helper",
+  ).refine(
+    (value) =>
+      value.startsWith("/") || /^(https?|ssh|git|file):\/\//.test(value) ||
+      /^[\w.-]+@[\w.-]+:/.test(value),
+    "a URL (https://, ssh://, git://, file://, user@host:path) or an absolute path",
   ).optional(),
 }).refine(
   (git) =>

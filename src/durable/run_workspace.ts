@@ -308,7 +308,11 @@ export class RunWorkspace implements AsyncDisposable {
       // A local repository's receive-pack runs on this machine, with that repository's hooks
       // (git clears odek's -c settings for the other side): it runs with hooks off too.
       ...(isLocal(this.#remote)
-        ? ["--receive-pack=git -c core.hooksPath=/dev/null receive-pack"]
+        ? [
+          "--receive-pack=git -c core.hooksPath=/dev/null -c core.alternateRefsCommand=true " +
+          "-c receive.denyCurrentBranch=refuse -c receive.denyDeleteCurrent=refuse " +
+          "-c core.fsmonitor=false -c receive.autogc=false -c gc.auto=0 receive-pack",
+        ]
         : []),
       "--",
       this.#remote,
@@ -377,6 +381,12 @@ export class RunWorkspace implements AsyncDisposable {
 }
 
 /** Whether git reaches `remote` as a local repository (a path or `file://`). */
+/**
+ * Whether git reaches `remote` by running a receive-pack on this machine: git's own rule, anything
+ * that is neither `scheme://…` (other than `file://`) nor scp-like `host:path`.
+ */
 function isLocal(remote: string): boolean {
-  return remote.startsWith("/") || remote.startsWith("file://");
+  if (remote.startsWith("file://")) return true;
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(remote)) return false;
+  return !/^[^/]*:/.test(remote);
 }

@@ -61,6 +61,13 @@ export function gitRecord(
     const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "git"}: ${i.message}`);
     throw new OdekError("USAGE", `Invalid repository or ref: ${problems.join("; ")}.`);
   }
+  if (parsed.data.branch?.startsWith("odek/run/")) {
+    // Another run's branch would hand this run its workspace and its pushes.
+    throw new OdekError(
+      "USAGE",
+      "Invalid repository or ref: branch: odek/run/… branches are odek's own runs'; leave branch out (odek/run/<run key>) or name another under odek/.",
+    );
+  }
   return { ...record, git: parsed.data };
 }
 

@@ -73,8 +73,8 @@ Deno.test("with a queue: repository and ref are checked, dispatched, and the run
       [{ repository: "relative/app.git", ref: "main" }, /absolute path/],
       [{ repository: "/srv/git/app.git", ref: "main..other" }, /branch, tag/],
       [{ repository: "/srv/git/app.git", ref: "main", workspace: "/srv/ws" }, /not both/],
-      [{ repository: "/srv/git/app.git", ref: "main", branch: "main" }, /must not be the base ref/],
-      [{ repository: "/srv/git/app.git", ref: "refs/heads/dev", branch: "dev" }, /base ref/],
+      [{ repository: "/srv/git/app.git", ref: "main", branch: "main" }, /under odek\//],
+      [{ repository: "/srv/git/app.git", ref: "main", branch: "odek/run/q-1" }, /odek's own/],
     ] as const
   ) {
     const response = await call("/api/runs", { task: "fix it", ...bad });
