@@ -11,6 +11,7 @@
  */
 import { dirname, join } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
+import { DEFAULT_CHECKPOINT_LIMITS } from "../checkpoint/git_checkpoint_store.ts";
 import { runGit } from "../broker/run_git.ts";
 
 /** One entry of a tree listing. */
@@ -37,6 +38,8 @@ const decoder = new TextDecoder();
  * @param gitdir odek's bare repository holding the commit's objects
  * @param commit the commit (40 hex digits)
  * @param dir the directory to fill
+ * @param limits the caps of the whole tree, checked before any blob is read @default the
+ *   checkpoints' (20 000 files, 512 MiB)
  * @returns how many files were written and what was skipped
  * @throws {OdekError} `GIT_FAILED` when git cannot list or read the tree
  */
@@ -44,21 +47,35 @@ export async function materializeTree(
   gitdir: string,
   commit: string,
   dir: string,
+  limits: { maxFiles: number; maxBytes: number } = DEFAULT_CHECKPOINT_LIMITS,
 ): Promise<MaterializedTree> {
-  const listed = await runGit({ gitdir, args: ["ls-tree", "-r", "-z", "--full-tree", commit] });
+  const listed = await runGit({
+    gitdir,
+    args: ["ls-tree", "-r", "-z", "-l", "--full-tree", commit],
+  });
   if (listed.code !== 0) {
     throw new OdekError("GIT_FAILED", `git ls-tree ${commit} failed: ${listed.stderr.trim()}`);
   }
   const skipped: MaterializedTree["skipped"] = [];
+  let bytes = 0;
   const entries: TreeEntry[] = [];
   for (const line of decoder.decode(listed.stdout).split("\0")) {
     if (line === "") continue;
     const tab = line.indexOf("\t");
-    const [mode, type, oid] = line.slice(0, tab).split(" ");
+    const [mode, type, oid, size] = line.slice(0, tab).split(/ +/);
     const path = line.slice(tab + 1);
+    if (type === "blob") bytes += Number(size);
     if (!safePath(path)) skipped.push({ path, reason: "unsafe path" });
     else if (type !== "blob") skipped.push({ path, reason: `${type} (a submodule)` });
     else entries.push({ mode, type, oid, path });
+  }
+  // Before any blob is read (git reads them whole): a pack can hold gigabytes of zeros in kilobytes.
+  const { maxFiles, maxBytes } = limits;
+  if (entries.length > maxFiles || bytes > maxBytes) {
+    throw new OdekError(
+      "GIT_FAILED",
+      `The commit ${commit} holds ${entries.length} files, ${bytes} bytes: over a run workspace's caps (${maxFiles} files, ${maxBytes} bytes, the checkpoints' own); run it on a smaller tree.`,
+    );
   }
   const blobs = await readBlobs(gitdir, [...new Set(entries.map((e) => e.oid))]);
   const links: TreeEntry[] = [];

@@ -433,3 +433,36 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "git attack: a tree over the workspace caps is refused before any blob is read, and nothing is written",
+  ignore: missing !== undefined,
+  fn: async () => {
+    const root = await tempRoot();
+    try {
+      const bare = await bareRepository(root, "big", {
+        "a.txt": "a".repeat(4096),
+        "b.txt": "b".repeat(4096),
+      });
+      const commit = (await git(["--git-dir", bare, "rev-parse", "main"], root)).trim();
+      const dir = join(root, "ws");
+      await Deno.mkdir(dir);
+      for (const limits of [{ maxFiles: 1, maxBytes: 1 << 20 }, { maxFiles: 10, maxBytes: 4096 }]) {
+        const refused = await materializeTree(bare, commit, dir, limits).then(
+          () => "written",
+          (error: Error & { code?: string }) => `${error.code}: ${error.message}`,
+        );
+        assert.match(
+          refused,
+          /^GIT_FAILED: .* holds 2 files, 8192 bytes: over a run workspace's caps/,
+        );
+        assert.deepEqual([...Deno.readDirSync(dir)], []);
+      }
+      const written = await materializeTree(bare, commit, dir, { maxFiles: 2, maxBytes: 8192 });
+      assert.equal(written.files, 2);
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
