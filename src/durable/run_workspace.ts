@@ -172,7 +172,8 @@ export class RunWorkspace implements AsyncDisposable {
     const written = await materializeTree(this.#gitdir, start, this.workspace);
     for (const skip of written.skipped) {
       this.#options.log?.(
-        `run ${this.#options.runId}: not checked out ${skip.path} (${skip.reason})`,
+        // The path is the repository's: quoted, so a newline or an escape cannot forge a log line.
+        `run ${this.#options.runId}: not checked out ${JSON.stringify(skip.path)} (${skip.reason})`,
       );
     }
     this.#store = await GitCheckpointStore.open({

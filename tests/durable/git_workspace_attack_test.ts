@@ -185,7 +185,8 @@ Deno.test({
       assert.equal(await Deno.readLink(join(ws.workspace, "abs")), outside);
       assert.equal(await Deno.readLink(join(ws.workspace, "up")), "../../../../../../../../..");
       assert.equal(await exists(join(ws.workspace, "sub")), false);
-      assert.ok(lines.some((line) => line.includes("not checked out sub")));
+      assert.ok(lines.some((line) => line.includes(`not checked out "sub"`)), lines.join("\n"));
+      assert.ok(lines.every((line) => !line.includes("\n")), "one log line per skip");
       assert.equal(await Deno.readTextFile(join(ws.workspace, "new\nline.txt")), "base\n");
       assert.equal(await Deno.readTextFile(join(ws.workspace, "dir", "inner.txt")), "base\n");
       assert.deepEqual([...Deno.readDirSync(outside)].map((e) => e.name), ["secret.txt"]);
