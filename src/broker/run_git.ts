@@ -56,6 +56,40 @@ const FIXED_CONFIG = [
 ];
 
 /**
+ * The `--receive-pack` program for a push to a repository on this machine: git runs the other
+ * side's receive-pack here, with that repository's configuration and without odek's `-c` settings,
+ * so it gets its own — hooks, alternate-refs command, fsmonitor and auto-gc off, and no update of
+ * a checked-out branch (whose filters would run).
+ */
+export const LOCAL_RECEIVE_PACK: string = `git ${
+  [
+    "core.hooksPath=/dev/null",
+    "core.alternateRefsCommand=true",
+    "receive.denyCurrentBranch=refuse",
+    "receive.denyDeleteCurrent=refuse",
+    "core.fsmonitor=false",
+    "receive.autogc=false",
+    "gc.auto=0",
+  ].map((setting) => `-c ${setting}`).join(" ")
+} receive-pack`;
+
+/**
+ * Whether git reaches `remote` by running its receive-pack on this machine: git's own rule,
+ * anything that is neither `scheme://…` (other than `file://`) nor scp-like `host:path`.
+ *
+ * @example
+ * ```ts
+ * import { isLocalRemote } from "./run_git.ts";
+ * if (!isLocalRemote("../other.git") || isLocalRemote("git@host:app.git")) throw new Error("rule");
+ * ```
+ */
+export function isLocalRemote(remote: string): boolean {
+  if (remote.startsWith("file://")) return true;
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(remote)) return false;
+  return !/^[^/]*:/.test(remote);
+}
+
+/**
  * Run git on odek's own bare repository.
  *
  * @param options the repository, arguments, credential helper, input and timeout

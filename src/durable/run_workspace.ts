@@ -16,7 +16,12 @@
  */
 import { join } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
-import { runGit, type RunGitOptions } from "../broker/run_git.ts";
+import {
+  isLocalRemote,
+  LOCAL_RECEIVE_PACK,
+  runGit,
+  type RunGitOptions,
+} from "../broker/run_git.ts";
 import { GitCheckpointStore } from "../checkpoint/git_checkpoint_store.ts";
 import { materializeTree } from "./_materialize_tree.ts";
 import { runScratch } from "./_run_scratch.ts";
@@ -306,15 +311,8 @@ export class RunWorkspace implements AsyncDisposable {
     const args = [
       "push",
       "--porcelain",
-      // A local repository's receive-pack runs on this machine, with that repository's hooks
-      // (git clears odek's -c settings for the other side): it runs with hooks off too.
-      ...(isLocal(this.#remote)
-        ? [
-          "--receive-pack=git -c core.hooksPath=/dev/null -c core.alternateRefsCommand=true " +
-          "-c receive.denyCurrentBranch=refuse -c receive.denyDeleteCurrent=refuse " +
-          "-c core.fsmonitor=false -c receive.autogc=false -c gc.auto=0 receive-pack",
-        ]
-        : []),
+      // A local repository's receive-pack runs on this machine, without odek's -c settings.
+      ...(isLocalRemote(this.#remote) ? [`--receive-pack=${LOCAL_RECEIVE_PACK}`] : []),
       "--",
       this.#remote,
       `${commit}:refs/heads/${this.branch}`,
@@ -379,15 +377,4 @@ export class RunWorkspace implements AsyncDisposable {
     }
     return result.stdout;
   }
-}
-
-/** Whether git reaches `remote` as a local repository (a path or `file://`). */
-/**
- * Whether git reaches `remote` by running a receive-pack on this machine: git's own rule, anything
- * that is neither `scheme://…` (other than `file://`) nor scp-like `host:path`.
- */
-function isLocal(remote: string): boolean {
-  if (remote.startsWith("file://")) return true;
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(remote)) return false;
-  return !/^[^/]*:/.test(remote);
 }
