@@ -9,7 +9,12 @@ async function copyProject(to: string): Promise<void> {
   const parts = ["main.ts", "deno.json", "deno.lock", "src", "tools", "node_modules"].map((p) =>
     join(ROOT, p)
   );
-  const out = await new Deno.Command("cp", { args: ["-a", ...parts, to] }).output();
+  // The tool children's caches (tools/.deno_cache) hold SQLite -wal/-shm files that a child
+  // running in a parallel test file creates and removes: a copy that saw one vanish is made again.
+  let out = await new Deno.Command("cp", { args: ["-a", ...parts, to] }).output();
+  for (let attempt = 1; !out.success && attempt < 5; attempt++) {
+    out = await new Deno.Command("cp", { args: ["-a", ...parts, to] }).output();
+  }
   assert.ok(out.success, new TextDecoder().decode(out.stderr));
 }
 
