@@ -162,8 +162,14 @@ export class SandboxStandby implements AsyncDisposable {
   }
 }
 
+/** Keys made so far, by spec: `runShell` passes one spec to `take` and then `refill`. */
+const KEYS = new WeakMap<StandbySpec, string>();
+
+/** A spec's key: its whole command line (~10 KB with the check's script), made once per spec. */
 function keyOf(spec: StandbySpec): string {
-  return JSON.stringify([spec.argv, spec.env, spec.cwd]);
+  let key = KEYS.get(spec);
+  if (key === undefined) KEYS.set(spec, key = JSON.stringify([spec.argv, spec.env, spec.cwd]));
+  return key;
 }
 
 function spawn(spec: StandbySpec): Deno.ChildProcess {
