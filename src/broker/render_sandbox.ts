@@ -54,8 +54,8 @@ if [ -n "$c" ]; then
   # v1 (a tasks file): the launcher's one thread joins by "0" (itself), which the kernel does
   # without the lock that a whole process's move takes; that lock waits for an RCU grace period
   # (10-40 ms here) and holds every fork and exit on the machine meanwhile (v2: cgroup.procs).
-  until { mkdir -p "$d" && echo "$m" > "$d/pids.max" && if [ -f "$d/tasks" ]; then
-    echo 0 > "$d/tasks"; else echo $$ > "$d/cgroup.procs"; fi; } 2>/dev/null; do
+  until { mkdir -p "$d" && echo "$m" > "$d/pids.max" &&
+    { { [ -f "$d/tasks" ] && echo 0 > "$d/tasks"; } || echo $$ > "$d/cgroup.procs"; }; } 2>/dev/null; do
     n=$((n + 1)) # a launcher whose pid was reused may still sweep the group between mkdir and join
     [ $n -lt 5 ] || { echo "odek: cannot limit the sandbox to $m processes in $d: nothing was run" >&2; exit 125; }
   done
