@@ -100,6 +100,7 @@ const SHELL_PROBE = [
   "compgen -v | grep -vx PIPESTATUS",
   "compgen -A function",
   'echo "launcher: [${c-}${t-}${p-}]"',
+  'echo "name and arguments: $0 $# $*"',
 ].join("; ");
 
 sandboxTest(
