@@ -1,0 +1,130 @@
+/**
+ * Build the installed command's bundle of odek's core: `deno bundle --platform deno
+ * --code-splitting` (esbuild, which deno fetches from the npm registry once) of
+ * `src/bundle_main.ts`, into a new folder `bundle-<id>` beside the installed deno, with the stamp
+ * (`src/_util/bundle_stamp.ts`) of every checkout file that went into it. The lazy modules
+ * (`src/_util/lazy_module.ts`) become chunks; code they share sits in shared chunks, once.
+ * `scripts/install.ts` runs this; on any failure it installs a launcher of the sources instead.
+ *
+ * @module
+ */
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { BUNDLE_STAMP_FILE, type BundleStamp, statInputs } from "../src/_util/bundle_stamp.ts";
+
+/** The bundle's entry, relative to the checkout; the output's entry is `bundle_main.js`. */
+export const BUNDLE_ENTRY = "src/bundle_main.ts";
+
+/**
+ * Packages left out of the bundle and imported at run time through the checkout's import map
+ * (so each must be a key of deno.json's `imports`): `marked-terminal` (the chat renderer; its
+ * `node-emoji` requires JSON files without their extension, which the bundler cannot resolve),
+ * `@dbos-inc/dbos-sdk` and `pg` (`odek worker` only; the SDK requires optional packages that are
+ * not installed).
+ */
+export const BUNDLE_EXTERNAL = ["marked-terminal", "@dbos-inc/dbos-sdk", "pg"];
+
+/** What a build made. */
+export interface BuiltBundle {
+  /** The new bundle folder (absolute). */
+  dir: string;
+  /** Its entry, `<dir>/bundle_main.js`. */
+  entry: string;
+  /** How many checkout files went into it (the stamp's entries). */
+  inputs: number;
+  /** The bundle's size on disk, in bytes. */
+  bytes: number;
+}
+
+async function run(deno: string, args: string[], root: string): Promise<string> {
+  const out = await new Deno.Command(deno, {
+    args,
+    cwd: root,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+    signal: AbortSignal.timeout(300_000),
+  }).output();
+  if (!out.success) {
+    const said = new TextDecoder().decode(out.stderr).trim().split("\n").slice(0, 3).join(" / ");
+    throw new Error(`deno ${args[0]} failed (exit code ${out.code}): ${said}`);
+  }
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** The checkout files the bundle is made of, from `deno info --json` of its entry. */
+async function bundleInputs(root: string, deno: string): Promise<string[]> {
+  const info = JSON.parse(
+    await run(deno, ["info", "--json", "--config", join(root, "deno.json"), BUNDLE_ENTRY], root),
+  );
+  const files = new Set(["deno.json", "deno.lock"]);
+  for (const { specifier } of info.modules as { specifier: string }[]) {
+    if (!specifier.startsWith("file:")) continue;
+    const path = relative(root, fileURLToPath(specifier));
+    if (!path.startsWith("..") && !path.startsWith("node_modules/")) files.add(path);
+  }
+  return [...files].sort();
+}
+
+/**
+ * Bundle the core of the checkout `root` into a new folder under `parent`.
+ *
+ * @param root the odek checkout (absolute)
+ * @param parent the folder the bundle folder goes into (created when missing)
+ * @param deno the deno binary to bundle with (default: the running one)
+ * @returns the bundle's folder and entry
+ * @throws {Error} when `deno info` or `deno bundle` fails (offline with no esbuild cached, a
+ *   syntax error) or a source changed while it was bundled; nothing is left behind
+ */
+export async function buildBundle(
+  root: string,
+  parent: string,
+  deno: string = Deno.execPath(),
+): Promise<BuiltBundle> {
+  const files = await bundleInputs(root, deno);
+  const before = statInputs(root, files);
+  Deno.mkdirSync(parent, { recursive: true, mode: 0o755 });
+  const temp = join(parent, `.bundle-${crypto.randomUUID()}`);
+  try {
+    await run(deno, [
+      "bundle",
+      "--quiet",
+      "--platform",
+      "deno",
+      "--code-splitting",
+      "--config",
+      join(root, "deno.json"),
+      ...BUNDLE_EXTERNAL.flatMap((name) => ["--external", name]),
+      "--outdir",
+      temp,
+      BUNDLE_ENTRY,
+    ], root);
+    const after = statInputs(root, files);
+    const changed = files.find((file) =>
+      JSON.stringify(before[file]) !== JSON.stringify(after[file])
+    );
+    if (changed !== undefined) throw new Error(`${changed} changed while it was bundled`);
+    const stamp: BundleStamp = {
+      root,
+      deno: Deno.version.deno,
+      files: before as Record<string, [number, number]>,
+    };
+    Deno.writeTextFileSync(join(temp, BUNDLE_STAMP_FILE), `${JSON.stringify(stamp)}\n`);
+    let bytes = 0;
+    for (const entry of Deno.readDirSync(temp)) bytes += Deno.statSync(join(temp, entry.name)).size;
+    const dir = join(
+      parent,
+      `bundle-${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 8)}`,
+    );
+    Deno.renameSync(temp, dir);
+    return { dir, entry: join(dir, "bundle_main.js"), inputs: files.length, bytes };
+  } catch (error) {
+    try {
+      Deno.removeSync(temp, { recursive: true });
+    } catch {
+      // nothing was written
+    }
+    throw error;
+  }
+}

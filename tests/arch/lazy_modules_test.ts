@@ -1,0 +1,96 @@
+/**
+ * The registry of lazy modules (`src/_util/lazy_module.ts`) is the one way odek's core loads a
+ * module on demand, so that the installed command's bundle holds each of them as a chunk
+ * (`src/bundle_main.ts`) and a run from source does not load their graphs up front.
+ */
+import assert from "node:assert/strict";
+import { dirname, join, normalize } from "node:path";
+import { LAZY_MODULES } from "../../src/_util/lazy_module.ts";
+import { ROOT, sourceFiles } from "./_source_files.ts";
+
+/** The core's files: main.ts, src/ and the catalogue the core imports. */
+async function coreFiles(): Promise<string[]> {
+  return ["main.ts", ...(await sourceFiles("src")), ...(await sourceFiles("tools/_catalogue"))];
+}
+
+/** The text of `file` with comment lines (doc comments and `//` lines) blanked. */
+function code(text: string): string {
+  return text.split("\n").map((line) => /^\s*(\*|\/\*\*|\/\/)/.test(line) ? "" : line).join("\n");
+}
+
+const REGISTRY = "src/_util/lazy_module.ts";
+const BUNDLE_ENTRY = "src/bundle_main.ts";
+
+Deno.test("no computed import() bypasses the registry of lazy modules", async () => {
+  const found: string[] = [];
+  for (const file of await coreFiles()) {
+    const text = code(await Deno.readTextFile(join(ROOT, file)));
+    for (const match of text.matchAll(/(typeof\s+)?\bimport\(\s*([^\s])/g)) {
+      if (match[1] !== undefined || match[2] === '"' || match[2] === "'") continue;
+      found.push(file);
+    }
+  }
+  // The registry's own computed import, and the bundle entry's fall-back to the checkout's sources
+  // (a stale bundle: nothing of the bundle runs after it).
+  assert.deepEqual(found.sort(), [BUNDLE_ENTRY, REGISTRY].sort());
+});
+
+Deno.test("a lazy module is imported by a literal only in the bundle's entry (a source run does not pre-load it)", async () => {
+  const found: string[] = [];
+  for (const file of await coreFiles()) {
+    if (file === BUNDLE_ENTRY) continue;
+    const text = code(await Deno.readTextFile(join(ROOT, file)));
+    for (const match of text.matchAll(/(typeof\s+)?\bimport\(\s*["']([^"']+)["']\s*\)/g)) {
+      if (match[1] !== undefined) continue;
+      const target = normalize(join(dirname(file), match[2]));
+      if ((LAZY_MODULES as readonly string[]).includes(target.replace(/^src\//, ""))) {
+        found.push(`${file} imports ${match[2]}`);
+      }
+    }
+  }
+  assert.deepEqual(found, []);
+});
+
+Deno.test("every lazyModule() call names a registered module and types it by the same path", async () => {
+  const bad: string[] = [];
+  let calls = 0;
+  for (const file of await coreFiles()) {
+    if (file === REGISTRY) continue;
+    const text = code(await Deno.readTextFile(join(ROOT, file)));
+    const typed = new Set(
+      [...text.matchAll(/typeof\s+import\(\s*"([^"]+)"\s*\)/g)].map((m) =>
+        normalize(join(dirname(file), m[1]))
+      ),
+    );
+    for (const match of text.matchAll(/\blazyModule\(\s*(["'][^"']*["']|[^)\s]+)/g)) {
+      calls++;
+      const name = match[1].replace(/^["']|["']$/g, "");
+      if (!(LAZY_MODULES as readonly string[]).includes(name)) {
+        bad.push(`${file}: lazyModule(${match[1]}) is not in LAZY_MODULES`);
+      } else if (!typed.has(`src/${name}`)) {
+        bad.push(`${file}: lazyModule("${name}") has no typeof import() of the same module`);
+      }
+    }
+  }
+  assert.deepEqual(bad, []);
+  assert.ok(calls >= LAZY_MODULES.length, `only ${calls} calls`);
+});
+
+Deno.test("the bundle's entry loads each lazy module by a literal of its own path, and each exists", async () => {
+  const text = await Deno.readTextFile(join(ROOT, BUNDLE_ENTRY));
+  const loaders = [...text.matchAll(/^\s*"([^"]+)": \(\) => import\("\.\/([^"]+)"\),$/gm)];
+  assert.deepEqual(loaders.map((m) => m[1]), [...LAZY_MODULES]);
+  for (const [, name, literal] of loaders) {
+    assert.equal(literal, name);
+    assert.ok((await Deno.stat(join(ROOT, "src", name))).isFile, name);
+  }
+});
+
+Deno.test("no core module computes a path from its own URL but the checkout root, the registry and the bundle entry", async () => {
+  const found: string[] = [];
+  for (const file of await coreFiles()) {
+    const text = code(await Deno.readTextFile(join(ROOT, file)));
+    if (/import\.meta\.(url|dirname|filename|resolve)/.test(text)) found.push(file);
+  }
+  assert.deepEqual(found.sort(), [BUNDLE_ENTRY, "src/_util/checkout_root.ts", REGISTRY].sort());
+});
