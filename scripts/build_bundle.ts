@@ -47,7 +47,8 @@ async function run(deno: string, args: string[], root: string): Promise<string> 
     signal: AbortSignal.timeout(300_000),
   }).output();
   if (!out.success) {
-    const said = new TextDecoder().decode(out.stderr).trim().split("\n").slice(0, 3).join(" / ");
+    const said = new TextDecoder().decode(out.stderr).split("\n").map((line) => line.trim())
+      .filter((line) => line !== "").slice(0, 3).join(" ");
     throw new Error(`deno ${args[0]} failed (exit code ${out.code}): ${said}`);
   }
   return new TextDecoder().decode(out.stdout);
