@@ -1,16 +1,17 @@
 /**
  * Build the installed command's bundle of odek's core: `deno bundle --platform deno
  * --code-splitting` (esbuild, which deno fetches from the npm registry once) of
- * `src/bundle_main.ts`, into a new folder `bundle-<id>` beside the installed deno, with the stamp
- * (`src/_util/bundle_stamp.ts`) of every checkout file that went into it. The lazy modules
- * (`src/_util/lazy_module.ts`) become chunks; code they share sits in shared chunks, once.
+ * `src/bundle_main.ts` and of every lazy module (`src/_util/lazy_module.ts`), each an entry point
+ * of the one build (so code they share sits in shared chunks, once), into a new folder
+ * `bundle-<id>` beside the installed deno, with the stamp (`src/_util/bundle_stamp.ts`) of every
+ * checkout file that went into it.
  * `scripts/install.ts` runs this; on any failure it installs a launcher of the sources instead.
  *
  * @module
  */
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { BUNDLE_STAMP_FILE, type BundleStamp, statInputs } from "../src/_util/bundle_stamp.ts";
+import { LAZY_MODULES } from "../src/_util/lazy_module.ts";
 
 /** The bundle's entry, relative to the checkout; the output's entry is `bundle_main.js`. */
 export const BUNDLE_ENTRY = "src/bundle_main.ts";
@@ -54,18 +55,23 @@ async function run(deno: string, args: string[], root: string): Promise<string> 
   return new TextDecoder().decode(out.stdout);
 }
 
-/** The checkout files the bundle is made of, from `deno info --json` of its entry. */
-async function bundleInputs(root: string, deno: string): Promise<string[]> {
-  const info = JSON.parse(
-    await run(deno, ["info", "--json", "--config", join(root, "deno.json"), BUNDLE_ENTRY], root),
-  );
-  const files = new Set(["deno.json", "deno.lock"]);
-  for (const { specifier } of info.modules as { specifier: string }[]) {
-    if (!specifier.startsWith("file:")) continue;
-    const path = relative(root, fileURLToPath(specifier));
-    if (!path.startsWith("..") && !path.startsWith("node_modules/")) files.add(path);
-  }
-  return [...files].sort();
+/**
+ * The checkout files a bundle is made of, as a superset: deno.json, deno.lock (the packages' exact
+ * versions) and every `.ts` file under `src/` and `tools/_catalogue/` (the only folder outside
+ * `src/` the core may import: tests/arch/layering_test.ts).
+ */
+export function bundleInputs(root: string): string[] {
+  const files = ["deno.json", "deno.lock"];
+  const walk = (dir: string) => {
+    for (const entry of Deno.readDirSync(join(root, dir))) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory && entry.name !== "node_modules") walk(path);
+      else if (entry.isFile && entry.name.endsWith(".ts")) files.push(path);
+    }
+  };
+  walk("src");
+  walk("tools/_catalogue");
+  return files.sort();
 }
 
 /**
@@ -75,7 +81,7 @@ async function bundleInputs(root: string, deno: string): Promise<string[]> {
  * @param parent the folder the bundle folder goes into (created when missing)
  * @param deno the deno binary to bundle with (default: the running one)
  * @returns the bundle's folder and entry
- * @throws {Error} when `deno info` or `deno bundle` fails (offline with no esbuild cached, a
+ * @throws {Error} when `deno bundle` fails (offline with no esbuild cached, a
  *   syntax error) or a source changed while it was bundled; nothing is left behind
  */
 export async function buildBundle(
@@ -83,7 +89,7 @@ export async function buildBundle(
   parent: string,
   deno: string = Deno.execPath(),
 ): Promise<BuiltBundle> {
-  const files = await bundleInputs(root, deno);
+  const files = bundleInputs(root);
   const before = statInputs(root, files);
   Deno.mkdirSync(parent, { recursive: true, mode: 0o755 });
   const temp = join(parent, `.bundle-${crypto.randomUUID()}`);
@@ -100,7 +106,12 @@ export async function buildBundle(
       "--outdir",
       temp,
       BUNDLE_ENTRY,
+      ...LAZY_MODULES.map((name) => `src/${name}`),
     ], root);
+    for (const name of LAZY_MODULES) {
+      const output = join(temp, name.replace(/\.ts$/, ".js"));
+      if (!Deno.statSync(output).isFile) throw new Error(`the bundle has no ${output}`);
+    }
     const after = statInputs(root, files);
     const changed = files.find((file) =>
       JSON.stringify(before[file]) !== JSON.stringify(after[file])
@@ -113,7 +124,14 @@ export async function buildBundle(
     };
     Deno.writeTextFileSync(join(temp, BUNDLE_STAMP_FILE), `${JSON.stringify(stamp)}\n`);
     let bytes = 0;
-    for (const entry of Deno.readDirSync(temp)) bytes += Deno.statSync(join(temp, entry.name)).size;
+    const count = (dir: string) => {
+      for (const entry of Deno.readDirSync(dir)) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory) count(path);
+        else bytes += Deno.statSync(path).size;
+      }
+    };
+    count(temp);
     const dir = join(
       parent,
       `bundle-${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 8)}`,

@@ -168,25 +168,38 @@ export async function install(
   return { launcher, deno, how, bundle, ...(bundleError !== undefined ? { bundleError } : {}) };
 }
 
-/** Run the new bundle's `--version` as the launcher would: it must answer, from the bundle. */
+/**
+ * Run the new bundle as the launcher would: `--version` must answer from it, and `run --help`
+ * loads (and so fills Deno's code cache for) the run command's whole graph.
+ */
 async function checkBundle(root: string, deno: string, entry: string): Promise<void> {
-  const out = await new Deno.Command(deno, {
-    args: [
-      "run",
-      "--config",
-      join(root, "deno.json"),
-      "--cached-only",
-      ...odekTaskFlags(root),
-      entry,
-      "--version",
-    ],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const said = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  if (!out.success || !said.startsWith(`odek ${ODEK_VERSION} `)) {
-    throw new Error(`the bundle does not run: ${said.trim().split("\n")[0]}`);
+  const checks: [string[], string][] = [
+    [["--version"], `odek ${ODEK_VERSION} `],
+    [["run", "--help"], ""],
+  ];
+  for (const [args, expect] of checks) {
+    const out = await new Deno.Command(deno, {
+      args: [
+        "run",
+        "--config",
+        join(root, "deno.json"),
+        "--cached-only",
+        ...odekTaskFlags(root),
+        entry,
+        ...args,
+      ],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      env: { DENO_NO_UPDATE_CHECK: "1" },
+    }).output();
+    const said = new TextDecoder().decode(out.stdout);
+    const err = new TextDecoder().decode(out.stderr);
+    if (!out.success || !said.startsWith(expect) || err !== "") {
+      throw new Error(
+        `the bundle does not run (odek ${args.join(" ")}): ${(err || said).trim().split("\n")[0]}`,
+      );
+    }
   }
 }
 

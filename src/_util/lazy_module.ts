@@ -1,17 +1,20 @@
 /**
  * The one way odek loads a module on demand. Deno loads the whole graph of every literal
  * `import("…")` together with its importer's, so a run from source (`deno task odek`, the tests)
- * loads these by a computed specifier here, only when asked; the installed command runs a bundle
- * whose entry (`src/bundle_main.ts`) hands in literal loaders, so the same modules are chunks of
- * that bundle and every class exists once (`instanceof` holds across chunks).
+ * loads these by a computed specifier here, only when asked. The installed command runs a bundle
+ * in which each of them is an entry point of one `deno bundle --code-splitting` build
+ * (`scripts/build_bundle.ts`), so code they share sits in shared chunks and every class exists
+ * once (`instanceof` holds across them); its entry (`src/bundle_main.ts`) hands in a loader of
+ * those outputs, again by computed specifiers, since Deno would pre-load a literal's graph of the
+ * bundle too.
  *
  * @module
  */
 
 /**
- * Every module odek loads on demand, by its path under `src/`. A new one is added here, in the
- * bundle entry's table (`src/bundle_main.ts`; the type checker names a missing one) and loaded
- * with {@linkcode lazyModule} (`tests/arch/lazy_modules_test.ts` checks all three).
+ * Every module odek loads on demand, by its path under `src/`: a new one is added here and loaded
+ * with {@linkcode lazyModule} (`tests/arch/lazy_modules_test.ts` checks both); the bundle build
+ * makes each an entry point.
  */
 export const LAZY_MODULES = [
   "_util/step_phase.ts",
@@ -39,19 +42,19 @@ export const LAZY_MODULES = [
 /** A module {@linkcode lazyModule} loads: its path under `src/`. */
 export type LazyModuleName = typeof LAZY_MODULES[number];
 
-/** A loader per lazy module, as the bundle's entry writes them (literal `import()`s). */
-export type LazyLoaders = { readonly [K in LazyModuleName]: () => Promise<unknown> };
+/** Loads a lazy module's output in the bundle (`<bundle>/<name without .ts>.js`). */
+export type LazyLoader = (name: LazyModuleName) => Promise<unknown>;
 
-let bundled: LazyLoaders | undefined;
+let bundled: LazyLoader | undefined;
 
 /**
- * Load the lazy modules through `loaders` from now on: the bundle's entry calls this once, before
+ * Load the lazy modules through `loader` from now on: the bundle's entry calls this once, before
  * anything else runs.
  *
- * @param loaders one literal `import()` per module of {@linkcode LAZY_MODULES}
+ * @param loader imports the bundle's output of a module of {@linkcode LAZY_MODULES}
  */
-export function useBundledModules(loaders: LazyLoaders): void {
-  bundled = loaders;
+export function useBundledModules(loader: LazyLoader): void {
+  bundled = loader;
 }
 
 /**
@@ -74,7 +77,7 @@ export function useBundledModules(loaders: LazyLoaders): void {
  */
 // deno-lint-ignore no-explicit-any -- what import() of a computed specifier returns; the call site types it
 export function lazyModule(name: LazyModuleName): Promise<any> {
-  if (bundled !== undefined) return bundled[name]();
+  if (bundled !== undefined) return bundled(name);
   // Computed, so that Deno does not load the module's graph with this one's.
   return import(new URL(`../${name}`, import.meta.url).href);
 }
