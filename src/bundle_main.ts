@@ -9,7 +9,12 @@
  *
  * @module
  */
-import { BUNDLE_STAMP_FILE, readBundleStamp, staleBundleReason } from "./_util/bundle_stamp.ts";
+import {
+  BUNDLE_ENTRY_GRAPH,
+  BUNDLE_STAMP_FILE,
+  readBundleStamp,
+  staleBundleReason,
+} from "./_util/bundle_stamp.ts";
 import { useCheckoutRoot } from "./_util/checkout_root.ts";
 import { type LazyModuleName, useBundledModules } from "./_util/lazy_module.ts";
 import { odekEntry } from "./cli/odek_entry.ts";
@@ -39,7 +44,10 @@ try {
   );
   Deno.exit(1);
 }
-const stale = staleBundleReason(stamp);
+// `odek --version` runs only this entry's static graph, so only its files are compared for it
+// (saving ~5 ms of stats on the command that is all start-up); every other command compares all.
+const versionOnly = Deno.args.length === 1 && ["--version", "-V"].includes(Deno.args[0]);
+const stale = staleBundleReason(stamp, versionOnly ? BUNDLE_ENTRY_GRAPH : undefined);
 if (stale !== undefined) {
   console.error(
     `odek: not running the installed bundle (${stale}): running the sources of ${stamp.root} (a slower start); run deno task install there to rebuild it`,

@@ -10,6 +10,22 @@
 /** The stamp's file name, in the bundle's folder. */
 export const BUNDLE_STAMP_FILE = "odek_bundle.json";
 
+/**
+ * The static graph of the bundle's entry (`src/bundle_main.ts`): all that `odek --version` runs, so
+ * all that its check compares (`tests/arch/lazy_modules_test.ts` checks the list with `deno info`).
+ */
+export const BUNDLE_ENTRY_GRAPH: readonly string[] = [
+  "src/_util/bundle_stamp.ts",
+  "src/_util/checkout_root.ts",
+  "src/_util/lazy_module.ts",
+  "src/_util/local_checkout.ts",
+  "src/_util/odek_error.ts",
+  "src/bundle_main.ts",
+  "src/cli/odek_entry.ts",
+  "src/cli/version.ts",
+  "src/runtime/child_deno_path.ts",
+];
+
 /** What the stamp holds. */
 export interface BundleStamp {
   /** The checkout the bundle was built from (absolute). */
@@ -63,6 +79,8 @@ export function readBundleStamp(path: string | URL): BundleStamp {
  * Why the bundle must not run, or `undefined` when every input is as it was bundled.
  *
  * @param stamp the bundle's stamp
+ * @param files the inputs to compare (default: all of the stamp's); one missing from the stamp
+ *   counts as changed
  * @returns a short reason ("src/cli/run_command.ts changed since the bundle was built")
  *
  * @example A stamp of a file that has changed since
@@ -75,20 +93,25 @@ export function readBundleStamp(path: string | URL): BundleStamp {
  * Deno.removeSync(root, { recursive: true });
  * ```
  */
-export function staleBundleReason(stamp: BundleStamp): string | undefined {
+export function staleBundleReason(
+  stamp: BundleStamp,
+  files: Iterable<string> = Object.keys(stamp.files),
+): string | undefined {
   if (stamp.deno !== Deno.version.deno) {
     return `it was built by deno ${stamp.deno}, this is deno ${Deno.version.deno}`;
   }
   // One statSync per file and nothing else: this runs before every start of the installed odek.
   const prefix = `${stamp.root}/`;
-  for (const file in stamp.files) {
+  for (const file of files) {
+    const was = stamp.files[file];
+    if (was === undefined) return `${file} is not in the bundle's stamp`;
     let info: Deno.FileInfo;
     try {
       info = Deno.statSync(prefix + file);
     } catch {
       return `${file} is gone from ${stamp.root}`;
     }
-    const [mtime, size] = stamp.files[file];
+    const [mtime, size] = was;
     if (info.size !== size || (info.mtime?.getTime() ?? 0) !== mtime) {
       return `${file} changed since the bundle was built`;
     }

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { dirname, join, normalize } from "node:path";
+import { BUNDLE_ENTRY_GRAPH } from "../../src/_util/bundle_stamp.ts";
 import { LAZY_MODULES } from "../../src/_util/lazy_module.ts";
 import { ROOT, sourceFiles } from "./_source_files.ts";
 
@@ -91,4 +92,30 @@ Deno.test("no core module computes a path from its own URL but the checkout root
     if (/import\.meta\.(url|dirname|filename|resolve)/.test(text)) found.push(file);
   }
   assert.deepEqual(found.sort(), [BUNDLE_ENTRY, "src/_util/checkout_root.ts", REGISTRY].sort());
+});
+
+Deno.test("BUNDLE_ENTRY_GRAPH is the bundle entry's static graph (what odek --version checks)", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", BUNDLE_ENTRY],
+    cwd: ROOT,
+    stdout: "piped",
+  }).output();
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    roots: string[];
+    modules: { specifier: string; dependencies?: { code?: { specifier: string } }[] }[];
+  };
+  const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
+  const seen = new Set<string>();
+  const queue = [...info.roots];
+  while (queue.length > 0) {
+    const next = queue.pop()!;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    for (const dep of bySpecifier.get(next)?.dependencies ?? []) {
+      if (dep.code?.specifier) queue.push(dep.code.specifier);
+    }
+  }
+  const root = `file://${ROOT.replace(/\/$/, "")}/`;
+  const files = [...seen].map((s) => s.startsWith(root) ? s.slice(root.length) : s).sort();
+  assert.deepEqual(files, [...BUNDLE_ENTRY_GRAPH].sort());
 });
