@@ -8,7 +8,7 @@
  * signals reach odek itself (the shell is replaced). Default prefix: `~/.local/bin`.
  *
  * The launcher runs a bundle of the core (`scripts/build_bundle.ts`, in `odek-deno-<version>/`
- * beside the deno), which starts about twice as fast as the ~430 source modules; the bundle checks
+ * beside the deno), which loads in about a third of the time of the source modules; the bundle checks
  * at every start that no source changed since it was built and otherwise runs the sources with a
  * one-line notice. When bundling fails (offline before esbuild was ever fetched, say) or with
  * `--no-bundle`, the launcher runs `main.ts` of the checkout, and the install says why once.

@@ -1,8 +1,8 @@
 /**
  * The stamp beside the installed command's bundle (`odek_bundle.json`): the checkout it was built
  * from, the deno that built it, and each source file that went into it with its modification time
- * and size. The bundle's entry checks it at every start (a `stat` per file: ~430 files, 3–8 ms) and runs the
- * sources instead when anything differs, so a `git pull` or an edit never leaves old code running
+ * and size. The bundle's entry checks it at every start (a `stat` per file: ~460 files, 3–8 ms)
+ * and runs the sources instead when anything differs, so a `git pull` or an edit never leaves old code running
  * against new tool children. `scripts/build_bundle.ts` writes it.
  *
  * @module
