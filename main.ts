@@ -1,68 +1,10 @@
 /**
- * odek's entry point. `odek --version` answers from here without loading the CLI, so it stays
- * fast; everything else is loaded on demand.
+ * odek's entry point when it runs from source (`deno task odek`, `deno run main.ts`). The
+ * installed command runs a bundle of the same code instead (`src/bundle_main.ts`,
+ * `scripts/install.ts`); both start in `src/cli/odek_entry.ts`.
  *
  * @module
  */
-import { childDenoPath, PINNED_DENO_VERSION } from "./src/runtime/child_deno_path.ts";
-import { ODEK_VERSION } from "./src/cli/version.ts";
+import { odekEntry } from "./src/cli/odek_entry.ts";
 
-// Specifiers held in variables: Deno does not pre-load these modules, so --version stays fast.
-const CLI_MAIN = "./src/cli/main.ts";
-const CLI_IO = "./src/cli/cli_io.ts";
-const STEP_PHASE = "./src/_util/step_phase.ts";
-const installDir = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
-
-if (import.meta.main) {
-  const args = Deno.args;
-  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-    const deno = childDenoPath(
-      { ODEK_DENO: Deno.env.get("ODEK_DENO"), PATH: Deno.env.get("PATH") },
-      Deno.execPath(),
-    );
-    const children = deno.path === null
-      ? `none found: install deno ${PINNED_DENO_VERSION} or set ODEK_DENO`
-      : `${deno.path} (${deno.source})`;
-    console.log(
-      `odek ${ODEK_VERSION} (deno ${Deno.version.deno}, pinned ${PINNED_DENO_VERSION}; tool children run with ${children})`,
-    );
-    Deno.exit(0);
-  }
-  // ODEK_PROFILE_STARTUP=1: print the start-up marks (docs/performance.md) on stderr at exit.
-  if (Deno.env.get("ODEK_PROFILE_STARTUP") === "1") {
-    globalThis.addEventListener("unload", () => {
-      const marks = performance.getEntriesByType("mark").filter((m) => m.name.startsWith("odek:"));
-      const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
-      const { rss, heapTotal, heapUsed, external } = Deno.memoryUsage();
-      console.error(
-        [
-          ...marks.map((m) => `${m.name} ${m.startTime.toFixed(1)} ms`),
-          `odek:memory rss ${mb(rss)} heap ${mb(heapUsed)} of ${mb(heapTotal)} external ${
-            mb(external)
-          }`,
-        ].join("\n"),
-      );
-    });
-  }
-  // ODEK_PROFILE_STEPS=1: print each step phase's median (docs/performance.md) on stderr at exit.
-  if (Deno.env.get("ODEK_PROFILE_STEPS") === "1") {
-    const { stepPhaseSummary } = await import(STEP_PHASE);
-    globalThis.addEventListener("unload", () => console.error(stepPhaseSummary().join("\n")));
-  }
-  let modules;
-  try {
-    modules = await Promise.all([import(CLI_MAIN), import(CLI_IO)]);
-  } catch (error) {
-    // An installed odek runs with --cached-only: a lock file changed since the install (a git
-    // pull) leaves packages it cannot fetch. Say what to do rather than print a stack.
-    console.error(
-      `odek: cannot load odek's modules from ${installDir}: ${
-        (error as Error).message.split("\n")[0]
-      }\nodek: if the checkout changed since odek was installed, run deno task install there again (or deno task setup).`,
-    );
-    Deno.exit(1);
-  }
-  performance.mark("odek:cli-loaded");
-  const [{ main }, { processCliIO }] = modules;
-  Deno.exit(await main(args, processCliIO(installDir)));
-}
+if (import.meta.main) await odekEntry(Deno.args);

@@ -7,12 +7,19 @@
  * `odek` starts with no npx, no `deno install` and no registry access, works offline, and
  * signals reach odek itself (the shell is replaced). Default prefix: `~/.local/bin`.
  *
+ * The launcher runs a bundle of the core (`scripts/build_bundle.ts`, in `odek-deno-<version>/`
+ * beside the deno), which loads in about a third of the time of the source modules; the bundle checks
+ * at every start that no source changed since it was built and otherwise runs the sources with a
+ * one-line notice. When bundling fails (offline before esbuild was ever fetched, say) or with
+ * `--no-bundle`, the launcher runs `main.ts` of the checkout, and the install says why once.
+ *
  * @module
  */
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { PINNED_DENO_VERSION } from "../src/runtime/child_deno_path.ts";
 import { ODEK_VERSION } from "../src/cli/version.ts";
+import { buildBundle } from "./build_bundle.ts";
 import { ensureSetup } from "./ensure_setup.ts";
 
 /** What an install made. */
@@ -21,7 +28,15 @@ export interface Installed {
   deno: string;
   /** How the deno binary got there. */
   how: "hard-linked" | "copied";
+  /** The bundle the launcher runs, or `null` when it runs the sources (see `bundleError`). */
+  bundle: string | null;
+  /** Why there is no bundle: bundling failed, or `"--no-bundle"`. */
+  bundleError?: string;
 }
+
+/** How many bundle folders an install keeps: the new one and the one before it (an odek started
+ * from it may still load a chunk). */
+const KEEP_BUNDLES = 2;
 
 /** The `odek` task's `deno run` flags, as deno.json writes them (the one place they live). */
 export function odekTaskFlags(root: string): string[] {
@@ -46,20 +61,35 @@ function quote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The launcher's text. */
-export function launcherScript(root: string, launcher: string, deno: string): string {
+/**
+ * The launcher's text.
+ *
+ * @param root the checkout
+ * @param launcher where the launcher goes
+ * @param deno the installed deno
+ * @param bundle the bundle's entry (`<bundle>/bundle_main.js`), or `undefined` to run `main.ts`
+ */
+export function launcherScript(
+  root: string,
+  launcher: string,
+  deno: string,
+  bundle?: string,
+): string {
   const args = [
     "run",
     "--config",
     join(root, "deno.json"),
     "--cached-only",
     ...odekTaskFlags(root),
-    join(root, "main.ts"),
+    bundle ?? join(root, "main.ts"),
   ];
   return [
     "#!/bin/sh",
     `# The odek launcher, written by "deno task install" (odek ${ODEK_VERSION}, deno ${PINNED_DENO_VERSION}).`,
     "# It runs odek with the deno installed beside it: no npx, no deno install, no registry access.",
+    bundle === undefined
+      ? "# It runs the checkout's sources (main.ts)."
+      : "# It runs the bundle of odek's core; the bundle runs the sources when they changed since.",
     "# exec replaces this shell, so SIGINT and SIGTERM reach odek itself.",
     "unset INIT_CWD",
     `ODEK_LAUNCHER=${quote(launcher)}`,
@@ -75,10 +105,16 @@ export function launcherScript(root: string, launcher: string, deno: string): st
  *
  * @param root the odek checkout
  * @param prefix the directory the `odek` command goes into (created when missing)
- * @returns the launcher's and the binary's paths
- * @throws {Error} under another deno than the pinned one, or when setup fails
+ * @param options `bundle: false` installs a launcher of the sources without trying to bundle
+ * @returns the launcher's and the binary's paths, and the bundle's (or why there is none)
+ * @throws {Error} under another deno than the pinned one, or when setup fails (a failed bundle
+ *   is not an error: the launcher then runs the sources)
  */
-export async function install(root: string, prefix: string): Promise<Installed> {
+export async function install(
+  root: string,
+  prefix: string,
+  options: { bundle?: boolean } = {},
+): Promise<Installed> {
   if (Deno.version.deno !== PINNED_DENO_VERSION) {
     throw new Error(
       `this is deno ${Deno.version.deno}, but odek is pinned to ${PINNED_DENO_VERSION}: run npx -y deno@${PINNED_DENO_VERSION} task install`,
@@ -110,24 +146,87 @@ export async function install(root: string, prefix: string): Promise<Installed> 
     );
   }
   const launcher = join(prefix, "odek");
+  let bundle: string | null = null;
+  let bundleError: string | undefined = options.bundle === false ? "--no-bundle" : undefined;
+  if (bundleError === undefined) {
+    try {
+      const built = await buildBundle(root, dir, deno);
+      await checkBundle(root, deno, built.entry);
+      bundle = built.entry;
+    } catch (error) {
+      bundleError = (error as Error).message;
+    }
+  }
   const script = join(prefix, `.odek-${crypto.randomUUID()}`);
-  Deno.writeTextFileSync(script, launcherScript(root, launcher, deno), {
+  Deno.writeTextFileSync(script, launcherScript(root, launcher, deno, bundle ?? undefined), {
     createNew: true,
     mode: 0o755,
   });
   Deno.chmodSync(script, 0o755);
   Deno.renameSync(script, launcher);
-  return { launcher, deno, how };
+  pruneBundles(dir);
+  return { launcher, deno, how, bundle, ...(bundleError !== undefined ? { bundleError } : {}) };
+}
+
+/**
+ * Run the new bundle as the launcher would: `--version` must answer from it, and `run --help`
+ * loads (and so fills Deno's code cache for) the run command's whole graph.
+ */
+async function checkBundle(root: string, deno: string, entry: string): Promise<void> {
+  const checks: [string[], string][] = [
+    [["--version"], `odek ${ODEK_VERSION} `],
+    [["run", "--help"], ""],
+  ];
+  for (const [args, expect] of checks) {
+    const out = await new Deno.Command(deno, {
+      args: [
+        "run",
+        "--config",
+        join(root, "deno.json"),
+        "--cached-only",
+        ...odekTaskFlags(root),
+        entry,
+        ...args,
+      ],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      env: { DENO_NO_UPDATE_CHECK: "1" },
+    }).output();
+    const said = new TextDecoder().decode(out.stdout);
+    const err = new TextDecoder().decode(out.stderr);
+    if (!out.success || !said.startsWith(expect) || err !== "") {
+      throw new Error(
+        `the bundle does not run (odek ${args.join(" ")}): ${(err || said).trim().split("\n")[0]}`,
+      );
+    }
+  }
+}
+
+/** Remove all but the newest {@linkcode KEEP_BUNDLES} bundle folders of `dir`. */
+function pruneBundles(dir: string): void {
+  const bundles = [...Deno.readDirSync(dir)]
+    .filter((entry) => entry.isDirectory && entry.name.startsWith("bundle-"))
+    .map((entry) => ({
+      path: join(dir, entry.name),
+      at: Deno.statSync(join(dir, entry.name)).mtime?.getTime() ?? 0,
+    }))
+    .sort((a, b) => b.at - a.at);
+  for (const old of bundles.slice(KEEP_BUNDLES)) Deno.removeSync(old.path, { recursive: true });
 }
 
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { prefix: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      prefix: { type: "string" },
+      "no-bundle": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
   });
   if (values.help) {
     console.log(
-      "Usage: deno task install [--prefix <dir>]\n\nInstalls the odek command into <dir> (default: ~/.local/bin).",
+      "Usage: deno task install [--prefix <dir>] [--no-bundle]\n\nInstalls the odek command into <dir> (default: ~/.local/bin). It runs a bundle of odek's core\n(a faster start); --no-bundle makes it run the checkout's sources.",
     );
     Deno.exit(0);
   }
@@ -144,9 +243,14 @@ if (import.meta.main) {
   }
   const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
   try {
-    const done = await install(root, prefix);
+    const done = await install(root, prefix, { bundle: !values["no-bundle"] });
     console.error(
       `odek: installed ${done.launcher} (deno ${PINNED_DENO_VERSION} ${done.how} to ${done.deno})`,
+    );
+    console.error(
+      done.bundle !== null
+        ? `odek: it runs a bundle of odek's core (${done.bundle})`
+        : `odek: it runs the checkout's sources: no bundle (${done.bundleError})`,
     );
     const onPath = (Deno.env.get("PATH") ?? "").split(":").some((dir) => resolve(dir) === prefix);
     if (!onPath) {

@@ -4,20 +4,16 @@
  *
  * @module
  */
+import { lazyModule } from "../_util/lazy_module.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { CliIO } from "./cli_io.ts";
 import { EXIT, exitCodeFor } from "./exit_code.ts";
 import { HELP_TEXT } from "./help_text.ts";
 import { terminalSafe } from "./terminal_safe.ts";
 
-/**
- * A command's module by a computed specifier. Deno loads the whole graph of every literal
- * `import("…")` together with its importer's, so literals here would load every command (about
- * 100 ms of modules) to run one.
- */
-function sibling(path: string): string {
-  return new URL(path, import.meta.url).href;
-}
+// Each command's module is lazy (src/_util/lazy_module.ts): Deno loads the whole graph of every
+// literal `import("…")` together with its importer's, so literals here would load every command
+// (about 100 ms of modules) to run one.
 
 /**
  * Run the CLI with `args` (without the program name).
@@ -38,16 +34,16 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   try {
     switch (command) {
       case undefined: {
-        const { canChat, chatCommand }: typeof import("./chat_command.ts") = await import(
-          sibling("./chat_command.ts")
+        const { canChat, chatCommand }: typeof import("./chat_command.ts") = await lazyModule(
+          "cli/chat_command.ts",
         );
         if (canChat(io)) return await chatCommand([], io);
         io.stdout.write(`${HELP_TEXT.main}\n`);
         return EXIT.usage;
       }
       case "chat": {
-        const { chatCommand }: typeof import("./chat_command.ts") = await import(
-          sibling("./chat_command.ts")
+        const { chatCommand }: typeof import("./chat_command.ts") = await lazyModule(
+          "cli/chat_command.ts",
         );
         return await chatCommand(rest, io);
       }
@@ -57,83 +53,83 @@ export async function main(args: string[], io: CliIO): Promise<number> {
         io.stdout.write(`${HELP_TEXT.main}\n`);
         return EXIT.ok;
       case "run": {
-        const { runCommand }: typeof import("./run_command.ts") = await import(
-          sibling("./run_command.ts")
+        const { runCommand }: typeof import("./run_command.ts") = await lazyModule(
+          "cli/run_command.ts",
         );
         return await runCommand(rest, io);
       }
       case "continue": {
-        const { continueCommand }: typeof import("./continue_command.ts") = await import(
-          sibling("./continue_command.ts")
+        const { continueCommand }: typeof import("./continue_command.ts") = await lazyModule(
+          "cli/continue_command.ts",
         );
         return await continueCommand(rest, io);
       }
       case "undo":
       case "rewind": {
-        const { rewindCommand }: typeof import("./rewind_command.ts") = await import(
-          sibling("./rewind_command.ts")
+        const { rewindCommand }: typeof import("./rewind_command.ts") = await lazyModule(
+          "cli/rewind_command.ts",
         );
         return await rewindCommand(command, rest, io);
       }
       case "sessions": {
-        const { sessionsCommand }: typeof import("./sessions_command.ts") = await import(
-          sibling("./sessions_command.ts")
+        const { sessionsCommand }: typeof import("./sessions_command.ts") = await lazyModule(
+          "cli/sessions_command.ts",
         );
         return await sessionsCommand(rest, io);
       }
       case "models": {
-        const { modelsCommand }: typeof import("./models_command.ts") = await import(
-          sibling("./models_command.ts")
+        const { modelsCommand }: typeof import("./models_command.ts") = await lazyModule(
+          "cli/models_command.ts",
         );
         return await modelsCommand(rest, io);
       }
       case "doctor": {
-        const { doctorCommand }: typeof import("./doctor_command.ts") = await import(
-          sibling("./doctor_command.ts")
+        const { doctorCommand }: typeof import("./doctor_command.ts") = await lazyModule(
+          "cli/doctor_command.ts",
         );
         return await doctorCommand(rest, io);
       }
       case "init": {
-        const { initCommand }: typeof import("./init_command.ts") = await import(
-          sibling("./init_command.ts")
+        const { initCommand }: typeof import("./init_command.ts") = await lazyModule(
+          "cli/init_command.ts",
         );
         return await initCommand(rest, io);
       }
       case "config": {
-        const { configCommand }: typeof import("./config_command.ts") = await import(
-          sibling("./config_command.ts")
+        const { configCommand }: typeof import("./config_command.ts") = await lazyModule(
+          "cli/config_command.ts",
         );
         return await configCommand(rest, io);
       }
       case "mcp": {
-        const { mcpCommand }: typeof import("./mcp_command.ts") = await import(
-          sibling("./mcp_command.ts")
+        const { mcpCommand }: typeof import("./mcp_command.ts") = await lazyModule(
+          "cli/mcp_command.ts",
         );
         return await mcpCommand(rest, io);
       }
       case "serve": {
-        const { serveCommand }: typeof import("./serve_command.ts") = await import(
-          sibling("./serve_command.ts")
+        const { serveCommand }: typeof import("./serve_command.ts") = await lazyModule(
+          "cli/serve_command.ts",
         );
         return await serveCommand(rest, io);
       }
       case "worker": {
-        const { workerCommand }: typeof import("./worker_command.ts") = await import(
-          sibling("./worker_command.ts")
+        const { workerCommand }: typeof import("./worker_command.ts") = await lazyModule(
+          "cli/worker_command.ts",
         );
         return await workerCommand(rest, io);
       }
       case "classify": {
-        const { classifyCommand }: typeof import("./classify_command.ts") = await import(
-          sibling("./classify_command.ts")
+        const { classifyCommand }: typeof import("./classify_command.ts") = await lazyModule(
+          "cli/classify_command.ts",
         );
         return await classifyCommand(rest, io);
       }
       case "subagent": {
         // What delegate_tasks starts (docs/subagents.md); its parent starts subagent_main.ts,
         // which needs no permission to load. This is the same code path, for a person to try.
-        const { subagentCommand }: typeof import("./subagent_command.ts") = await import(
-          sibling("./subagent_command.ts")
+        const { subagentCommand }: typeof import("./subagent_command.ts") = await lazyModule(
+          "cli/subagent_command.ts",
         );
         return await subagentCommand(Deno.stdin.readable, Deno.stdout.writable);
       }

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { lazyModule } from "../_util/lazy_module.ts";
 import { resolve } from "node:path";
 import { OdekError } from "../_util/odek_error.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -45,9 +46,9 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     ? (await runtime.sessions.list()).some((s) => s.id === flags.session)
     : false;
   if (existing) {
-    // Computed: a literal import() would load its graph with this module's (see main.ts).
-    const { continueSession }: typeof import("./continue_command.ts") = await import(
-      new URL("./continue_command.ts", import.meta.url).href
+    // Lazy (src/_util/lazy_module.ts): a literal import() would load its graph with this one's.
+    const { continueSession }: typeof import("./continue_command.ts") = await lazyModule(
+      "cli/continue_command.ts",
     );
     return await continueSession(io, runtime, flags, flags.session!, task);
   }

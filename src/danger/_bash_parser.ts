@@ -6,7 +6,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import { Language, type Node, Parser } from "web-tree-sitter";
+import { checkoutRoot } from "../_util/checkout_root.ts";
 
 export type { Node };
 
@@ -21,7 +23,9 @@ export interface BashParser {
 
 /** Load web-tree-sitter and the Bash grammar from the files npm installed. */
 export async function loadBashParser(): Promise<BashParser> {
-  const require = createRequire(import.meta.url);
+  // Resolved from the checkout (its node_modules), not from this module's URL: in the installed
+  // command this module is part of a bundle outside the checkout.
+  const require = createRequire(join(checkoutRoot(), "deno.json"));
   const runtime = await readFile(require.resolve("web-tree-sitter/web-tree-sitter.wasm"));
   const grammar = await readFile(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
   await Parser.init({ wasmBinary: runtime } as Parameters<typeof Parser.init>[0]);

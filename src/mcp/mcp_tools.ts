@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { lazyModule } from "../_util/lazy_module.ts";
 import type { Clarifier } from "../approval/clarifier.ts";
 import type { McpServerConfig } from "../config/mcp_server_config.ts";
 import type { ToolProvider } from "../loop/tool_provider.ts";
@@ -71,9 +72,9 @@ export function mcpTools(options: McpToolsOptions): ToolProviderFactory | undefi
   return async (host) => {
     const approved = project ? host.projectMcpServers ?? [] : [];
     if (!enabled && approved.length === 0) return NO_SERVERS;
-    // Computed: a literal import() would load the MCP SDK with every run, servers or not.
-    const { McpToolProvider }: typeof import("./_mcp_provider.ts") = await import(
-      new URL("./_mcp_provider.ts", import.meta.url).href
+    // Lazy (src/_util/lazy_module.ts): a literal import() would load the MCP SDK with every run, servers or not.
+    const { McpToolProvider }: typeof import("./_mcp_provider.ts") = await lazyModule(
+      "mcp/_mcp_provider.ts",
     );
     return await McpToolProvider.start(
       project ? options : { ...options, projectServers: false },

@@ -10,7 +10,7 @@ import { type ModelFactory, openAIModelFor } from "./build_model.ts";
 import { checkFunction, checkMethods, checkObject, checkString } from "./check_option.ts";
 import { childDenoPath } from "./child_deno_path.ts";
 import { loadSettings } from "./compose.ts";
-import { localCheckout } from "./local_checkout.ts";
+import { checkoutRoot } from "../_util/checkout_root.ts";
 import { Runtime } from "./runtime.ts";
 import { checkToolProviderSources, type ToolProviderSource } from "./tool_provider_source.ts";
 
@@ -109,7 +109,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   checkString("installDir", options.installDir, { absolute: true });
   // This release runs only from a local checkout: fail before anything is read or written.
-  const checkout = localCheckout(import.meta.url);
+  const checkout = checkoutRoot();
   const installDir = options.installDir ?? checkout;
   for (const key of ["cwd", "odekHome", "home", "tmpDir"] as const) {
     checkString(key, options[key], { absolute: true });

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { lazyModule } from "../_util/lazy_module.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import type { Redactor } from "../_util/redact_known_values.ts";
 import type { SandboxContext } from "../broker/render_sandbox.ts";
@@ -255,10 +256,10 @@ export class Runtime implements AsyncDisposable {
    * @internal for odek's own surfaces (`odek classify`); not part of the library API
    */
   classifier(): Promise<Classifier> {
-    // Computed: a static or literal import would load the classifier (its tables and the Bash
+    // Lazy (src/_util/lazy_module.ts): a static or literal import would load the classifier (its tables and the Bash
     // parser, ~40 modules) with every command; this way it loads while a session host opens.
     this.#classifier ??= handled(
-      (import(new URL("../danger/create_classifier.ts", import.meta.url).href) as Promise<
+      (lazyModule("danger/create_classifier.ts") as Promise<
         typeof import("../danger/create_classifier.ts")
       >).then(({ createClassifier }) => createClassifier()),
     );

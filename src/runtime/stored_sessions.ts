@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { lazyModule } from "../_util/lazy_module.ts";
 import { WorkspaceGuard } from "../broker/workspace_guard.ts";
 import { join } from "node:path";
 import type { GitCheckpointStore } from "../checkpoint/git_checkpoint_store.ts";
@@ -114,10 +115,10 @@ export async function openCheckpointStore(
 ): Promise<GitCheckpointStore | undefined> {
   const { checkpoints } = settings.config;
   if (!checkpoints.enabled) return undefined;
-  // Computed: the store (a git object writer, zlib, ignore rules) loads only when a session opens
+  // Lazy (src/_util/lazy_module.ts): the store (a git object writer, zlib, ignore rules) loads only when a session opens
   // with checkpoints on, not with every command.
   const { GitCheckpointStore }: typeof import("../checkpoint/git_checkpoint_store.ts") =
-    await import(new URL("../checkpoint/git_checkpoint_store.ts", import.meta.url).href);
+    await lazyModule("checkpoint/git_checkpoint_store.ts");
   return await GitCheckpointStore.open({
     dir: join(settings.paths.odekHome, "checkpoints"),
     workspace,

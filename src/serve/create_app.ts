@@ -55,7 +55,7 @@ export interface ServeDeps {
   limits?: Partial<ServeLimits>;
   /** The version `GET /api/health` reports. */
   version: string;
-  /** The folder of the page's files. @default `web/` of this checkout */
+  /** The folder of the page's files. @default `web/` of the runtime's `installDir` (the checkout) */
   webDir?: string;
   /** Milliseconds, for the rate limits. @default Date.now */
   now?: () => number;

@@ -6,7 +6,6 @@
  * @module
  */
 import { extname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { setCookie } from "hono/cookie";
 import type { AppContext } from "./create_app.ts";
@@ -38,9 +37,6 @@ const TYPES: Record<string, string> = {
   ".svg": "image/svg+xml",
 };
 
-/** The `web/` folder of this checkout. */
-export const DEFAULT_WEB_DIR: string = fileURLToPath(new URL("../../web/", import.meta.url));
-
 const LOCKED = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>odek</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/style.css"></head>
 <body><main class="locked"><h1>odek serve</h1><p>Open the address <code>odek serve</code> printed
@@ -48,7 +44,8 @@ const LOCKED = `<!doctype html><html lang="en"><head><meta charset="utf-8"><titl
 
 /** Register the token page and the page's files. */
 export function registerPage(app: OpenAPIHono, ctx: AppContext): void {
-  const dir = ctx.webDir ?? DEFAULT_WEB_DIR;
+  // The checkout's web/ folder, from the runtime's one root (never from a module's URL).
+  const dir = ctx.webDir ?? join(ctx.runtime.paths.installDir, "web");
   app.get("/", async (c) => {
     c.header("Cache-Control", "no-store");
     const given = c.req.query("token");

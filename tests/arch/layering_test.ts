@@ -32,7 +32,8 @@ function layerOf(path: string): string {
 Deno.test("src/ folders import only from layers to their left", async () => {
   const violations: string[] = [];
   for (const file of await sourceFiles("src")) {
-    if (file === "src/mod.ts") continue;
+    // The public API, and the installed command's bundle entry (it loads every lazy module).
+    if (file === "src/mod.ts" || file === "src/bundle_main.ts") continue;
     const from = layerOf(file);
     const text = await Deno.readTextFile(join(ROOT, file));
     for (const spec of importsOf(text)) {

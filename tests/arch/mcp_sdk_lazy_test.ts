@@ -43,7 +43,7 @@ Deno.test("odek run does not load the MCP SDK with its modules (it loads on dema
   const sdks = [...loaded].filter((s) => /^npm:\/?(@modelcontextprotocol\/|openai@)/.test(s));
   assert.deepEqual(sdks, []);
   // ...and the MCP entry does load its SDK on demand.
-  assert.match(await read("src/mcp/mcp_tools.ts"), /import\(\s*new URL\("\.\/_mcp_provider\.ts"/);
+  assert.match(await read("src/mcp/mcp_tools.ts"), /lazyModule\(\s*"mcp\/_mcp_provider\.ts"/);
   // The model client is fetch and eventsource-parser (docs/model_client.md): no openai package.
   const config = JSON.parse(await read("deno.json"));
   assert.ok(!("openai" in config.imports), "openai is not in the import map");
@@ -53,7 +53,7 @@ Deno.test("the CLI dispatcher loads one command's modules, not every command's",
   const loaded = [...(await loadedWith("main.ts"))].filter((s) => s.includes("/src/"));
   assert.ok(loaded.length < 15, `main.ts loads ${loaded.length} modules:\n${loaded.join("\n")}`);
   const cli = [...(await loadedWith("src/cli/main.ts"))].filter((s) => s.includes("/src/"));
-  // Every command by a computed specifier: a literal import("./chat_command.ts") made every
+  // Every command through the lazy-module registry: a literal import("./chat_command.ts") made every
   // `odek run` load the chat, serve and worker graphs too (~440 modules) before it could start.
   const commands = cli.filter((s) => s.endsWith("_command.ts"));
   assert.deepEqual(commands, [], `the dispatcher's graph holds commands:\n${commands.join("\n")}`);

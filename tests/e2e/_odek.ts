@@ -43,6 +43,8 @@ export interface RunOptions {
   cwd?: string;
   /** Another main.ts (a copy of the project). */
   main?: string;
+  /** Run this installed launcher (`deno task install`) instead of `deno run … main.ts`. */
+  launcher?: string;
   /** Start odek in a new session (`setsid`), with no controlling terminal to ask on. */
   noTerminal?: boolean;
 }
@@ -81,14 +83,13 @@ export async function odekFixture(): Promise<OdekFixture> {
     // internet in tests (only localhost passes the allow-list, and loopback is refused anyway).
     ODEK_ALLOW_DOMAINS: "localhost",
   };
-  const command = (args: string[], options: RunOptions, stdin: "piped" | "null") =>
-    new Deno.Command(options.noTerminal ? "setsid" : Deno.execPath(), {
-      args: [
-        ...(options.noTerminal ? ["-w", Deno.execPath()] : []),
-        ...ODEK_FLAGS,
-        options.main ?? join(ROOT, "main.ts"),
-        ...args,
-      ],
+  const command = (args: string[], options: RunOptions, stdin: "piped" | "null") => {
+    const program = options.launcher ?? Deno.execPath();
+    const odek = options.launcher !== undefined
+      ? args
+      : [...ODEK_FLAGS, options.main ?? join(ROOT, "main.ts"), ...args];
+    return new Deno.Command(options.noTerminal ? "setsid" : program, {
+      args: [...(options.noTerminal ? ["-w", program] : []), ...odek],
       env: { ...env, ...options.env },
       clearEnv: true,
       cwd: options.cwd ?? workspace,
@@ -96,6 +97,7 @@ export async function odekFixture(): Promise<OdekFixture> {
       stdout: "piped",
       stderr: "piped",
     });
+  };
   return {
     home,
     odekHome,

@@ -6,19 +6,15 @@ import { ROOT } from "../arch/_source_files.ts";
  * resolvable without an import map at run time (a relative path, or an absolute file URL).
  */
 const KNOWN_WARNINGS = [
-  // The CLI is loaded on demand, so that `odek --version` stays fast; so is the step-phase
-  // summary, only with ODEK_PROFILE_STEPS=1.
-  "unanalyzable-dynamic-import main.ts",
-  "unanalyzable-dynamic-import main.ts",
-  "unanalyzable-dynamic-import main.ts",
-  // Modules only some runs need, by a URL relative to their importer (docs/performance.md: Deno
-  // pre-loads the graph of a literal import()): each command, the MCP provider, the classifier,
-  // the checkpoint store, continue from run.
-  ...Array(15).fill("unanalyzable-dynamic-import src/cli/main.ts"),
-  "unanalyzable-dynamic-import src/cli/run_command.ts",
-  "unanalyzable-dynamic-import src/mcp/mcp_tools.ts",
-  "unanalyzable-dynamic-import src/runtime/runtime.ts",
-  "unanalyzable-dynamic-import src/runtime/stored_sessions.ts",
+  // The one computed import of the modules only some runs need (src/_util/lazy_module.ts; each
+  // command, the CLI itself, the MCP provider, the classifier, the checkpoint store, continue
+  // from run), by a URL relative to the registry: Deno pre-loads the graph of a literal import()
+  // (docs/performance.md).
+  "unanalyzable-dynamic-import src/_util/lazy_module.ts",
+  // The installed command's bundle entry: the lazy modules' outputs beside it, and the checkout's
+  // own entry when the bundle is stale (an absolute file URL).
+  "unanalyzable-dynamic-import src/bundle_main.ts",
+  "unanalyzable-dynamic-import src/bundle_main.ts",
   // A library tool's handler module: an absolute path given at run time (defineTool).
   "unanalyzable-dynamic-import tools/module_tool.ts",
 ];

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { OdekError } from "../../src/_util/odek_error.ts";
 import { createRuntime } from "../../src/runtime/create_runtime.ts";
-import { localCheckout } from "../../src/runtime/local_checkout.ts";
+import { localCheckout } from "../../src/_util/local_checkout.ts";
 import { REPO_ROOT } from "./_runtime_fixture.ts";
 
 Deno.test("localCheckout() finds the checkout of a file: module and refuses any other import, naming the fix", async (t) => {

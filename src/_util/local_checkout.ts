@@ -4,14 +4,13 @@
  *
  * @module
  */
-import { fileURLToPath } from "node:url";
-import { OdekError } from "../_util/odek_error.ts";
+import { OdekError } from "./odek_error.ts";
 
 /**
  * The checkout a module of odek was loaded from: the directory two levels above
- * `src/runtime/<file>.ts`, which holds `main.ts` and `tools/`.
+ * `src/<folder>/<file>.ts`, which holds `main.ts` and `tools/`.
  *
- * @param moduleUrl the `import.meta.url` of a module in `src/runtime/`
+ * @param moduleUrl the `import.meta.url` of a module in a folder of `src/`
  * @returns the checkout's absolute path, without a trailing slash
  * @throws {OdekError} `SANDBOX_UNAVAILABLE` when the URL is not a `file:` URL (odek was imported
  *   from a registry or over HTTP): its tool children are Deno programs started from files on
@@ -37,5 +36,6 @@ export function localCheckout(moduleUrl: string): string {
       `Cannot sandbox tools: odek was imported from ${moduleUrl}, but its tool children run from a local checkout (tools/ on disk). Clone the odek repository, run "deno task setup" in it, and import <checkout>/src/mod.ts by file path (see docs/library.md).`,
     );
   }
-  return fileURLToPath(new URL("../..", url)).replace(/\/$/, "");
+  // Not node:url's fileURLToPath: loading the Node layer would cost `odek --version` ~20 ms.
+  return decodeURIComponent(new URL("../..", url).pathname).replace(/\/$/, "");
 }
