@@ -36,13 +36,23 @@ export interface ExecuteRunOptions {
  */
 export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   const { io, host } = options;
+  let late: Promise<void> | undefined;
   try {
     // Warnings quote project files (keys, paths): printed with escapes removed.
     for (const warning of host.warnings) {
       io.stderr.write(`odek: warning: ${terminalSafe(warning)}\n`);
     }
+    // The sandbox's and the egress proxy's warnings come once those parts are up (the first
+    // request does not wait for them); a part that failed fails the run instead.
+    const shown = host.warnings.length;
+    late = host.whenReady().then(() => {
+      for (const warning of host.warnings.slice(shown)) {
+        io.stderr.write(`odek: warning: ${terminalSafe(warning)}\n`);
+      }
+    }, () => {});
     return await follow(options);
   } finally {
+    await late;
     await closeEvents(options.events, io);
   }
 }
