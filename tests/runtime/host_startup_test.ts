@@ -55,13 +55,13 @@ const done = {
 
 Deno.test("a host starts its broker only as the first request leaves, and the first tool call waits for it", async () => {
   const egressAtRequest: string[][] = [];
-  let fixture: { egressDirs(): Promise<string[]> } | undefined;
+  const fixture: { egressDirs?(): Promise<string[]> } = {};
   const pending: Promise<void>[] = [];
   const model = new RecordingModel((i) => (i === 0 ? shellCall("echo started") : done), () => {
-    pending.push(fixture!.egressDirs().then((dirs) => void egressAtRequest.push(dirs)));
+    pending.push(fixture.egressDirs!().then((dirs) => void egressAtRequest.push(dirs)));
   });
   await using f = await runtimeFixture({ scripts: [], runtime: { modelFactory: () => model } });
-  fixture = f;
+  fixture.egressDirs = () => f.egressDirs();
   const workspace = await f.workspace("ws");
   await using host = await f.runtime.openSession({ task: "t" }, { workspace });
   // Opening started nothing of the sandbox side: no egress proxy yet.
