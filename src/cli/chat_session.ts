@@ -170,9 +170,10 @@ export class ChatSession implements AsyncDisposable {
     });
     const host = this.#host;
     for (const warning of host.warnings) this.note(`odek: warning: ${terminalSafe(warning)}`);
-    // The sandbox's warnings once it is up (a part that failed fails the first run instead).
+    // The sandbox and the classifier start while the operator types; their warnings once up (a
+    // part that failed fails the first run instead).
     const shown = host.warnings.length;
-    void host.whenReady().then(() => {
+    void host.ready().then(() => {
       for (const w of host.warnings.slice(shown)) this.note(`odek: warning: ${terminalSafe(w)}`);
     }, () => {});
     if ("sessionId" in target) {

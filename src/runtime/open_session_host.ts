@@ -297,16 +297,13 @@ export async function openSessionHost(
     const current = session.meta;
     if (session.tornTail) warnings.push(tornTailWarning(current.id, session.tornTail));
     const store = checkpointStore = starting.openStore(settings, current.id);
-    const started = Promise.withResolvers<void>();
-    started.promise.catch(() => {});
-    const ready = once(() => {
-      const up = starting!.ready().then((late) => {
+    let started: Promise<void> | undefined;
+    const ready = once(() =>
+      started = starting!.ready().then((late) => {
         performance.mark("odek:parts-ready");
         warnings.push(...late);
-      });
-      started.resolve(up);
-      return up;
-    });
+      })
+    );
     return new SessionHost({
       settings: host,
       hostConfig,
@@ -336,7 +333,7 @@ export async function openSessionHost(
       checkpoints: new HostCheckpoints(store, session, CHECKPOINTS_OFF),
       ...(store ? { closeCheckpoints: () => store.close() } : {}),
       ready,
-      started: started.promise,
+      started: () => started,
       instructions: instructionsIn(session.messages),
       warnings,
       forward: parts.forward,

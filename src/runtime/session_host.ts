@@ -135,9 +135,9 @@ export class SessionHost implements AsyncDisposable {
     await this.#parts.ready?.();
   }
 
-  /** `ready()`'s result once something started the parts; starts nothing. @internal */
-  whenReady(): Promise<void> {
-    return this.#parts.started ?? Promise.resolve();
+  /** `ready()`'s promise once something started the parts, else `undefined`. @internal */
+  whenReady(): Promise<void> | undefined {
+    return this.#parts.started ? this.#parts.started() : Promise.resolve();
   }
 
   /** The session's meta record as it is now. */

@@ -124,8 +124,8 @@ export interface HostParts {
    * failed. @default up at once
    */
   ready?: () => Promise<void>;
-  /** Resolves (or rejects) as `ready()` does once something started the parts; starts nothing. */
-  started?: Promise<void>;
+  /** `ready()`'s promise once something started the parts, else `undefined`; starts nothing. */
+  started?: () => Promise<void> | undefined;
   /** The instruction files the transcript holds (`AGENTS.md`), for the banner. */
   instructions: readonly { source: string; lines: number }[];
   warnings: readonly string[];
