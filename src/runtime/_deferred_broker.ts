@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { OdekError } from "../_util/odek_error.ts";
 import type { EgressDecision } from "../broker/egress_proxy.ts";
 import type { StdioServerProcess, StdioServerSpec } from "../broker/stdio_server.ts";
 import type {
@@ -65,6 +66,10 @@ export class DeferredBroker implements ToolBroker {
 
   /** Start building the broker (idempotent); resolves with it. @throws what building it threw */
   ready(): Promise<ToolBroker> {
+    // Closed before anything used it: nothing is built any more (it would outlive the host).
+    if (this.#closed && !this.#broker) {
+      return Promise.reject(new OdekError("SESSION_BUSY", "The session host is closed."));
+    }
     this.#broker ??= this.#build().then((built) => {
       this.#built = built;
       built.onEgress?.(this.#egress.emit);

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { OdekError } from "../_util/odek_error.ts";
 import type { CheckpointStore } from "../checkpoint/checkpoint_store.ts";
 import type { Approver } from "../approval/approver.ts";
 import type { ToolGate } from "../loop/gate_tool_calls.ts";
@@ -98,7 +99,12 @@ export function deferredCheckpointStore(
 ): ClosableCheckpointStore & { open(): Promise<ClosableCheckpointStore> } {
   const opened = once(open);
   let started = false;
+  let closed = false;
   const store = () => {
+    // Closed before anything used it: nothing is opened any more.
+    if (closed && !started) {
+      return Promise.reject(new OdekError("SESSION_BUSY", "The session host is closed."));
+    }
     started = true;
     return opened();
   };
@@ -109,6 +115,7 @@ export function deferredCheckpointStore(
     diff: async (a, b, options) => await (await store()).diff(a, b, options),
     restore: async (id, paths, options) => await (await store()).restore(id, paths, options),
     close: async () => {
+      closed = true;
       if (!started) return;
       await (await opened().catch(() => undefined))?.close();
     },
