@@ -24,7 +24,7 @@ import {
 } from "../broker/run_git.ts";
 import { GitCheckpointStore } from "../checkpoint/git_checkpoint_store.ts";
 import { materializeTree } from "./_materialize_tree.ts";
-import { runScratch } from "./_run_scratch.ts";
+import { type RunScratch, runScratch } from "./_run_scratch.ts";
 import type { QueuedRunGit, QueuedRunGitResult } from "./queued_run.ts";
 
 /** Options of {@linkcode RunWorkspace.create}. */
@@ -68,7 +68,7 @@ const decoder = new TextDecoder();
 export class RunWorkspace implements AsyncDisposable {
   /** The workspace the run's session uses (empty until {@linkcode RunWorkspace.checkout}). */
   readonly workspace: string;
-  readonly #scratch: string;
+  readonly #scratch: RunScratch;
   readonly #gitdir: string;
   readonly #options: RunWorkspaceOptions;
   readonly #remote: string;
@@ -78,28 +78,30 @@ export class RunWorkspace implements AsyncDisposable {
   #headTree: string | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
-  private constructor(scratch: string, options: RunWorkspaceOptions) {
+  private constructor(scratch: RunScratch, options: RunWorkspaceOptions) {
     this.#scratch = scratch;
-    this.#gitdir = join(scratch, "repo.git");
-    this.workspace = join(scratch, "workspace");
+    this.#gitdir = join(scratch.path, "repo.git");
+    this.workspace = join(scratch.path, "workspace");
     this.#options = options;
     this.#remote = options.git.remote ?? options.git.repository;
   }
 
   /**
-   * Make the scratch folder (0700) with an empty workspace and odek's bare repository.
+   * Make the scratch folder (0700) with an empty workspace and odek's bare repository. Another
+   * execution of the same run on this machine holds the folder until it ends: this waits for it
+   * (and says so in the log) before emptying the folder.
    *
    * @throws {OdekError} `GIT_FAILED` when git cannot create the repository (not installed)
    */
   static async create(options: RunWorkspaceOptions): Promise<RunWorkspace> {
-    const scratch = await runScratch(options.scratchRoot, options.runId);
+    const scratch = await runScratch(options.scratchRoot, options.runId, options.log);
     const ws = new RunWorkspace(scratch, options);
     try {
       await Deno.mkdir(ws.workspace, { mode: 0o700 });
       await Deno.mkdir(ws.#gitdir, { mode: 0o700 });
       await ws.#git(["init", "--bare", "--quiet", ws.#gitdir], "create odek's repository");
     } catch (error) {
-      await Deno.remove(scratch, { recursive: true }).catch(() => {});
+      await scratch.release();
       throw error;
     }
     return ws;
@@ -182,7 +184,7 @@ export class RunWorkspace implements AsyncDisposable {
       );
     }
     this.#store = await GitCheckpointStore.open({
-      dir: join(this.#scratch, "checkpoints"),
+      dir: join(this.#scratch.path, "checkpoints"),
       workspace: this.workspace,
       sessionId: this.#options.sessionId,
       ...(this.#options.now ? { now: this.#options.now } : {}),
@@ -304,7 +306,7 @@ export class RunWorkspace implements AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.#queue;
     await this.#store?.close().catch(() => {});
-    await Deno.remove(this.#scratch, { recursive: true }).catch(() => {});
+    await this.#scratch.release();
   }
 
   async #push(commit: string): Promise<void> {
