@@ -111,11 +111,18 @@ export function startHostParts(input: HostPartsInput): StartingParts {
   const broker = new DeferredBroker(() => built().then((b) => b.broker));
   const parts = once(() => Promise.all([classifier(), built()]));
   const store = Promise.withResolvers<() => Promise<unknown>>();
-  const ready = once(() =>
-    Promise.all([parts(), broker.ready(), store.promise.then((open) => open())]).then(() =>
-      warnings
-    )
-  );
+  const ready = once(async () => {
+    await Promise.all([parts(), broker.ready(), store.promise.then((open) => open())]);
+    // One parse now, while the model thinks: WebAssembly compiles the parser's functions on their
+    // first call, which would otherwise land on the run's first shell call.
+    await gate.built();
+    try {
+      gate.classify({ name: "shell", args: { command: "echo ready" } });
+    } catch {
+      // A warm-up only: the call that needs the verdict classifies for itself.
+    }
+    return warnings;
+  });
   const gateFor = (level: TrustLevel) =>
     deferredGate(
       () =>
