@@ -219,7 +219,7 @@ export async function openSessionHost(
       approver,
     });
     const { broker, gate } = starting;
-    performance.mark("odek:parts-started");
+    performance.mark("odek:stand-ins");
     if (!session) {
       const task = target.task!;
       session = await settings.store.create({
