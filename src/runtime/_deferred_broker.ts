@@ -42,10 +42,10 @@ class Reports<T> {
  * ```ts
  * import { DeferredBroker } from "./_deferred_broker.ts";
  * import { FakeBroker } from "../testing/fake_broker.ts";
- * let build!: (broker: FakeBroker) => void;
- * const broker = new DeferredBroker(() => new Promise((resolve) => (build = resolve)));
+ * const built = Promise.withResolvers<FakeBroker>();
+ * const broker = new DeferredBroker(() => built.promise);
  * const result = broker.run({ id: "c1", name: "glob", args: { pattern: "*" } });
- * build(new FakeBroker(() => ({ ok: true, output: "built" })));
+ * built.resolve(new FakeBroker(() => ({ ok: true, output: "built" })));
  * if (!(await result).ok) throw new Error("run");
  * await broker.close();
  * ```
