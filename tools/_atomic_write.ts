@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join } from "./_posix_path.ts";
 
 /**
  * Replace (or create) `target` with `bytes` atomically: readers see the old file or the new one,

@@ -6,7 +6,7 @@
  */
 import type { ToolContext } from "./_catalogue/child_server.ts";
 import type { ToolArgs } from "./_catalogue/mod.ts";
-import { dirname, relative, resolve } from "node:path";
+import { dirname, relative, resolve } from "./_posix_path.ts";
 import { openVerified } from "./_open_verified.ts";
 import { isWithin, resolveEntryTarget } from "./_resolve_target.ts";
 import { binaryReason, splitLines } from "./_text_file.ts";

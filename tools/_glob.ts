@@ -5,7 +5,7 @@
  */
 import type { ToolContext } from "./_catalogue/child_server.ts";
 import type { ToolArgs } from "./_catalogue/mod.ts";
-import { join, relative } from "node:path";
+import { join, relative } from "./_posix_path.ts";
 import picomatch from "picomatch";
 import { ToolFailure } from "./_catalogue/tool_failure.ts";
 import { isWithin, resolveReadTarget } from "./_resolve_target.ts";

@@ -25,7 +25,7 @@ export type HandlerModules = Readonly<
 /**
  * Import an entry's handler module and return the named export.
  *
- * @param entry a child tool's catalogue entry
+ * @param entry a child tool's catalogue entry (or its name and handler, e.g. a fast check's)
  * @param modules the child's handler modules
  * @returns the handler
  * @throws {TypeError} when `entry.handler.module` is not one of `modules`, or when the module has
@@ -41,7 +41,7 @@ export type HandlerModules = Readonly<
  * ```
  */
 export async function loadHandler(
-  entry: ChildToolEntry,
+  entry: Pick<ChildToolEntry, "name" | "handler">,
   modules: HandlerModules,
 ): Promise<ToolHandler> {
   const { module, export: name } = entry.handler;

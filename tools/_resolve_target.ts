@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "./_posix_path.ts";
 import { protectedReason } from "./_catalogue/protected_paths.ts";
 import { ToolFailure } from "./_catalogue/tool_failure.ts";
 

@@ -7,7 +7,7 @@
  */
 import type { ToolContext } from "./_catalogue/child_server.ts";
 import type { ToolArgs } from "./_catalogue/mod.ts";
-import { relative } from "node:path";
+import { relative } from "./_posix_path.ts";
 import picomatch from "picomatch";
 import { ToolFailure } from "./_catalogue/tool_failure.ts";
 import { openVerified } from "./_open_verified.ts";

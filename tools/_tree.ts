@@ -7,7 +7,7 @@
  */
 import type { ToolContext } from "./_catalogue/child_server.ts";
 import type { ToolArgs } from "./_catalogue/mod.ts";
-import { relative } from "node:path";
+import { relative } from "./_posix_path.ts";
 import { ToolFailure } from "./_catalogue/tool_failure.ts";
 import { resolveReadTarget } from "./_resolve_target.ts";
 import { walkWorkspace } from "./_walk.ts";

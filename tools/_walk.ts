@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { join, relative } from "node:path";
+import { join, relative } from "./_posix_path.ts";
 import ignore, { type Ignore } from "ignore";
 import { openVerified } from "./_open_verified.ts";
 

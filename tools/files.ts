@@ -5,14 +5,16 @@
  * lines on stdio) and exits when stdin closes. Every target is realpathed and must lie inside
  * the request's workspace (or an added root).
  *
- * It starts with only the protocol's zod-free parts loaded: the catalogue entries (their zod
- * schemas) are imported on the first call, and each tool's handler module on that tool's first
- * call, from {@linkcode FILE_HANDLER_MODULES}.
+ * It starts with only the protocol's zod-free parts loaded. A call's arguments are checked
+ * without zod (`_catalogue/file_args_check.ts`); only arguments that check cannot vouch for
+ * bring in the catalogue entries (their zod schemas). Each tool's handler module is imported on
+ * that tool's first call, from {@linkcode FILE_HANDLER_MODULES}.
  *
  * @module
  */
 import { ToolChildServer } from "./_catalogue/child_server.ts";
 import { streamTransport } from "./_catalogue/line_transport.ts";
+import { FILE_ARGS_CHECKS, type FileToolCheck } from "./_catalogue/file_args_check.ts";
 import type { ChildToolEntry } from "./_catalogue/tool_entry.ts";
 import { type HandlerModules, loadHandler } from "./_load_handler.ts";
 
@@ -48,7 +50,8 @@ export function fileToolServer(): ToolChildServer {
   return new ToolChildServer({
     name: "file-tool",
     entries: async () => (await import("./_catalogue/file_tools.ts")).FILE_TOOLS,
-    load: (entry: ChildToolEntry) => loadHandler(entry, FILE_HANDLER_MODULES),
+    fast: FILE_ARGS_CHECKS,
+    load: (entry: ChildToolEntry | FileToolCheck) => loadHandler(entry, FILE_HANDLER_MODULES),
   });
 }
 

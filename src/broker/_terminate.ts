@@ -66,6 +66,56 @@ export async function signalTree(pid: number, signal: string, self: boolean): Pr
   }
 }
 
+/**
+ * The pids of the direct children of `pid` (from `/proc/<pid>/stat`, in bash: Deno refuses `/proc`
+ * to a core without `--allow-all`). Never throws: none found, or no bash, is `[]`.
+ *
+ * @param pid the parent
+ * @returns its children's pids, in `/proc` order
+ *
+ * @example A shell's sleep
+ * ```ts
+ * import { childrenOf } from "./_terminate.ts";
+ * const child = new Deno.Command("bash", { args: ["-c", "sleep 30 & echo; wait"], stdout: "piped" }).spawn();
+ * const reader = child.stdout.getReader();
+ * await reader.read();
+ * const kids = await childrenOf(child.pid);
+ * child.kill("SIGKILL");
+ * for (const pid of kids) Deno.kill(pid, "SIGKILL");
+ * await child.status;
+ * reader.releaseLock();
+ * await child.stdout.cancel();
+ * if (kids.length !== 1) throw new Error(`children: ${kids}`);
+ * ```
+ */
+export async function childrenOf(pid: number): Promise<number[]> {
+  try {
+    const out = await new Deno.Command("/bin/bash", {
+      args: ["-c", CHILDREN_SCRIPT, "children-of", String(pid)],
+      clearEnv: true,
+      env: { PATH: "/usr/bin:/bin" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    return new TextDecoder().decode(out.stdout).split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** `$1` the parent pid: prints its children's pids. Builtins only. */
+const CHILDREN_SCRIPT = `
+p=$1
+for f in /proc/[0-9]*/stat; do
+  { IFS= read -r S < "$f"; } 2>/dev/null || continue
+  c=\${f#/proc/}; c=\${c%/stat}
+  S=\${S##*) }; set -- $S
+  [ "$2" = "$p" ] && echo "$c"
+done
+exit 0
+`;
+
 /** `$1` root pid, `$2` signal, `$3` 1 to include the root. Builtins only. */
 const TREE_SCRIPT = `
 root=$1 sig=$2 self=$3

@@ -9,6 +9,7 @@
 import { OdekError } from "../_util/odek_error.ts";
 import { OutputRing } from "./_output_ring.ts";
 import { killSandbox } from "./_kill_sandbox.ts";
+import { childrenOf, terminateSandbox } from "./_terminate.ts";
 import { SETSID } from "./_start_program.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
@@ -42,7 +43,11 @@ interface Job {
   id: string;
   command: string;
   detached: boolean;
+  /** Run in a bwrap sandbox: `child` is bwrap itself (every wrapper before it execs). */
+  sandboxed: boolean;
   child: Deno.ChildProcess;
+  /** Stops reading the job's pipes (a process that escaped the kill may hold them open). */
+  cancelPumps: () => void;
   startedAt: number;
   endedAt?: number;
   exitCode?: number;
@@ -53,9 +58,11 @@ interface Job {
   done: Promise<void>;
 }
 
-// An attached job's bash runs the sandbox in the foreground; a detached one's sends its output to
-// a log file and is not the parent odek dies with (bwrap's --die-with-parent then follows bash).
-const ATTACHED = '"$@"';
+// An attached job's wrappers each exec the next (setsid, bash, the sandbox launcher, bwrap), so the
+// spawned pid ends as bwrap itself, whose parent is odek (bwrap's --die-with-parent follows odek).
+// A detached job's bash stays as bwrap's parent, ignoring SIGHUP, so the job outlives odek; its
+// output goes to a log file.
+const ATTACHED = 'exec "$@"';
 const DETACHED = 'trap "" HUP; "$@" </dev/null >>"$0" 2>&1';
 
 /**
@@ -145,11 +152,16 @@ export class BackgroundJobs implements AsyncDisposable {
       stdout: options.detached ? "null" : "piped",
       stderr: options.detached ? "null" : "piped",
     }).spawn();
+    const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
     const job: Job = {
       id,
       command,
       detached: options.detached,
+      sandboxed: options.context.mode === "bwrap",
       child,
+      cancelPumps: () => {
+        for (const reader of readers) reader.cancel().catch(() => {});
+      },
       startedAt: performance.now(),
       stopped: false,
       stdout: new OutputRing(this.#ringBytes),
@@ -159,7 +171,11 @@ export class BackgroundJobs implements AsyncDisposable {
     };
     const pump = async (stream: ReadableStream<Uint8Array> | null, ring: OutputRing) => {
       if (!stream) return;
-      for await (const chunk of stream) ring.write(chunk);
+      const reader = stream.getReader();
+      readers.push(reader);
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        ring.write(read.value);
+      }
     };
     job.done = Promise.all([
       options.detached ? undefined : pump(child.stdout, job.stdout).catch(() => {}),
@@ -231,18 +247,38 @@ export class BackgroundJobs implements AsyncDisposable {
   }
 
   /**
-   * Stop a job: SIGTERM to its process group, then after the grace period SIGKILL to the group
-   * and to its sandbox. Resolves once it has ended. A job that already ended is left as it is.
+   * Stop a job. A sandboxed one: SIGTERM to every process below its bwrap, never to bwrap itself
+   * (a bwrap killed while it sets the sandbox up leaves the sandbox running, outside odek's reach),
+   * then after the grace period SIGKILL to the whole sandbox ({@linkcode terminateSandbox}). An
+   * unsandboxed one: SIGTERM to its process group, then SIGKILL to the group. Resolves once the
+   * job's process has ended and its output is read (or, when something it started still holds
+   * the pipes a grace period later, no longer read). A job that already ended is left as it is.
    * @throws {Error} for an unknown id
    */
   async stop(id: string): Promise<JobStatus> {
     const job = this.#require(id);
     if (job.exitCode === undefined) {
       job.stopped = true;
-      signalGroup(job.child.pid, "SIGTERM");
+      // A detached job's process was unref'd: awaiting its end must keep this process alive.
+      job.child.ref();
+      if (job.sandboxed) {
+        // A detached job's bwrap is its bash's child (the bash exits once bwrap has).
+        const bwrap = job.detached ? (await childrenOf(job.child.pid))[0] : job.child.pid;
+        if (bwrap !== undefined) {
+          await terminateSandbox(bwrap, job.child.status, this.#graceMs);
+        } else {
+          signalGroup(job.child.pid, "SIGKILL"); // the bash has not started bwrap yet
+        }
+      } else {
+        signalGroup(job.child.pid, "SIGTERM");
+        if (!(await this.wait(id, this.#graceMs))) {
+          await killSandbox(job.child.pid);
+          signalGroup(job.child.pid, "SIGKILL");
+        }
+      }
+      await job.child.status;
       if (!(await this.wait(id, this.#graceMs))) {
-        await killSandbox(job.child.pid);
-        signalGroup(job.child.pid, "SIGKILL");
+        job.cancelPumps();
         await job.done;
       }
     }

@@ -10,7 +10,12 @@ import type { PermissionSet } from "./permission_set.ts";
 import type { SandboxContext } from "./sandbox_context_shape.ts";
 import { EGRESS_LAUNCHER, EGRESS_TOKEN_ENV } from "./_egress_launcher.ts";
 import { GIT_NEUTRAL_ENV } from "./_git_neutral_env.ts";
-import { CACHE_PRELUDE, SANDBOX_DENO_DIR, toolChildDenoDir } from "./tool_child_deno_dir.ts";
+import {
+  CACHE_OPENER,
+  cacheFileArgs,
+  SANDBOX_DENO_DIR,
+  toolChildDenoDir,
+} from "./tool_child_deno_dir.ts";
 import {
   CLOSE_DESCRIPTORS,
   type MountCheck,
@@ -227,8 +232,6 @@ export function renderSandbox(
     if (run.length > 0) inner.push(`--allow-run=${unique(run).join(",")}`);
     inner.push(checked(command.entry), ...moduleChildArgs(command.module));
     if (egress) inner.push(`--egress-socket=${socket}`);
-    const prelude = ["/bin/sh", "-c", CACHE_PRELUDE, "odek-cache", childCache, SANDBOX_DENO_DIR];
-    if (cacheCopy) inner = [...prelude, ...inner];
   }
   if (c.mode === "none" || (c.bwrapPath === null && toolChild)) {
     return { argv: ["/bin/bash", "-c", CLOSE_DESCRIPTORS, "odek-fds", ...inner], env };
@@ -331,7 +334,7 @@ export function renderSandbox(
     }
   }
   const cacheLink = ["--symlink", `${childCache}/gen`, `${SANDBOX_DENO_DIR}/gen`];
-  if (cacheCopy) argv.push("--dir", SANDBOX_DENO_DIR, ...cacheLink);
+  if (cacheCopy) argv.push("--dir", SANDBOX_DENO_DIR, ...cacheLink, ...cacheFileArgs());
   // Nothing may be written where a host path is hidden or shown empty: it would be discarded.
   if (c.scratchRoot !== undefined) argv.push("--remount-ro", checked(c.scratchRoot));
   if (emptyTmp && !toolChild) argv.push("--remount-ro", "/tmp");
@@ -344,8 +347,10 @@ export function renderSandbox(
   if (!Number.isSafeInteger(max) || max < 8) {
     throw new RangeError(`maxProcesses must be an integer of at least 8, not ${max}`);
   }
-  const launcher = [...(shared ? c.netns!.enter : []), "/bin/sh", "-c", SANDBOX_LAUNCHER];
-  launcher.push("odek-sandbox");
+  // A catalogue child's launcher first opens its cache files for bwrap (`CACHE_OPENER`).
+  const script = cacheCopy ? `${CACHE_OPENER}\n${SANDBOX_LAUNCHER}` : SANDBOX_LAUNCHER;
+  const launcher = [...(shared ? c.netns!.enter : []), "/bin/sh", "-c", script, "odek-sandbox"];
+  if (cacheCopy) launcher.push(childCache);
   launcher.push(limit === null ? "" : checked(limit), limit === null ? "" : String(max), filter);
   return { argv: [...launcher, ...argv], env };
 }

@@ -18,9 +18,9 @@
  * cache, the module and CommonJS analyses: WAL databases) in a folder it cannot write unless
  * another process holds them open. So a sandboxed child runs with `DENO_DIR` set to
  * {@linkcode SANDBOX_DENO_DIR} in its private `/tmp`: bwrap creates it with `gen` (the transpiled
- * modules, read-only) linked to the cache's, and {@linkcode CACHE_PRELUDE} copies the SQLite
- * files there (about 1.3 MB) before it starts deno. What the child writes there is discarded with
- * its sandbox.
+ * modules, read-only) linked to the cache's, and copies the SQLite files there (about 1.3 MB)
+ * from descriptors the launcher opened ({@linkcode CACHE_OPENER}), before anything runs in the
+ * sandbox. What the child writes there is discarded with its sandbox.
  *
  * @module
  */
@@ -51,9 +51,38 @@ export function toolChildDenoDir(toolsDir: string, entry: string): string {
 /** A sandboxed catalogue child's `DENO_DIR`, in its private `/tmp` tmpfs. */
 export const SANDBOX_DENO_DIR = "/tmp/odek-deno";
 
+/** The SQLite caches of a catalogue child's `DENO_DIR` (the module and CommonJS analyses, V8's). */
+export const CACHE_FILES = [
+  "dep_analysis_cache_v2",
+  "node_analysis_cache_v2",
+  "v8_code_cache_v2",
+] as const;
+
 /**
- * Run inside a catalogue child's sandbox before deno: copy the SQLite caches of the child's
- * `DENO_DIR` (`$1`, read-only) into {@linkcode SANDBOX_DENO_DIR} (`$2`), then `exec` the rest
- * (deno). A missing cache file is skipped: Deno starts a new one.
+ * Put before the launcher of a sandboxed catalogue child (`$1`: its cache folder, read-only;
+ * shifted off): opens each of {@linkcode CACHE_FILES} there read-only on descriptors 4, 5, 6
+ * (`/dev/null` for a missing one: Deno starts an empty cache), which bwrap copies into
+ * {@linkcode SANDBOX_DENO_DIR} ({@linkcode cacheFileArgs}). No program runs for the copy; the
+ * sandbox check closes the descriptors before deno starts.
  */
-export const CACHE_PRELUDE = `cp -- "$1"/*_v2 "$1"/*_v2-wal "$2"/ 2>/dev/null; shift 2; exec "$@"`;
+export const CACHE_OPENER = `d=$1; shift\n${
+  CACHE_FILES.map((name, i) =>
+    `{ command exec ${i + 4}<"$d/${name}"; } 2>/dev/null || exec ${i + 4}</dev/null`
+  ).join("\n")
+}`;
+
+/**
+ * The bwrap arguments that copy the descriptors {@linkcode CACHE_OPENER} opened into
+ * {@linkcode SANDBOX_DENO_DIR} (after `--dir` of it).
+ *
+ * @returns `--file 4 /tmp/odek-deno/dep_analysis_cache_v2 …`
+ *
+ * @example
+ * ```ts
+ * import { cacheFileArgs } from "./tool_child_deno_dir.ts";
+ * if (cacheFileArgs()[2] !== "/tmp/odek-deno/dep_analysis_cache_v2") throw new Error("unexpected");
+ * ```
+ */
+export function cacheFileArgs(): string[] {
+  return CACHE_FILES.flatMap((name, i) => ["--file", String(i + 4), `${SANDBOX_DENO_DIR}/${name}`]);
+}

@@ -5,6 +5,7 @@ import { BackgroundJobs } from "../../src/broker/background_jobs.ts";
 import { SandboxBroker } from "../../src/broker/sandbox_broker.ts";
 import type { ToolResult } from "../../src/broker/tool_broker.ts";
 import { makeSandboxFixture, sandboxTest } from "../_helpers/sandbox.ts";
+import { processesWith, survivorsOf, uniqueSleep } from "./_processes.ts";
 
 const text = (r: ToolResult) => (r.ok ? r.output : `${r.error.kind}: ${r.error.message}`);
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -24,6 +25,15 @@ async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promis
     if (Date.now() > end) throw new Error("condition not reached in time");
     await delay(25);
   }
+}
+
+/** `promise`, or a rejection naming `what` after `ms` (a hang fails the test instead of the suite). */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not return in ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 async function readPid(path: string): Promise<number> {
@@ -200,3 +210,42 @@ sandboxTest(
     }
   },
 );
+
+// A job stopped (or its run closed) within milliseconds of its start reached bwrap while it was
+// still setting the sandbox up: bwrap died of the SIGTERM before its sandbox was tied to it, the
+// sandbox ran on with PPID 1 holding the job's pipes, and stop() (so the run's close) waited for
+// them for ever. Found by tests/e2e/stall_test.ts hanging in half of its runs under load.
+for (const detached of [false, true]) {
+  sandboxTest(
+    `BackgroundJobs: a ${
+      detached ? "detached" : "attached"
+    } job stopped right after its start leaves nothing running, and stop() returns`,
+    async () => {
+      await using fx = await makeSandboxFixture();
+      const jobs = new BackgroundJobs({ graceMs: 300 });
+      const set = {
+        readPaths: [],
+        writePaths: [fx.workspace],
+        network: { type: "none" as const },
+        runBinaries: [],
+        envNames: [],
+      };
+      const marker = uniqueSleep();
+      try {
+        for (let i = 0; i < 20; i++) {
+          const job = await jobs.start(marker, { set, context: fx.context, detached });
+          // Each round a little later into the sandbox's set-up.
+          if (i > 0) await delay(i % 15);
+          const stopped = await within(jobs.stop(job.id), 20_000, `stop() of round ${i}`);
+          assert.equal(stopped.state, "stopped");
+        }
+        // The broker's close() takes the same path for every attached job still running.
+        await jobs.start(marker, { set, context: fx.context, detached: false });
+        await within(jobs.close(), 20_000, "close()");
+        assert.deepEqual(await survivorsOf(marker), []);
+      } finally {
+        for (const pid of processesWith(marker)) Deno.kill(pid, "SIGKILL");
+      }
+    },
+  );
+}

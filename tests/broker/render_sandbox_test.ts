@@ -11,7 +11,11 @@ import {
   type SandboxContext,
 } from "../../src/broker/render_sandbox.ts";
 import { CLOSE_DESCRIPTORS, SANDBOX_CHECK } from "../../src/broker/_sandbox_check.ts";
-import { CACHE_PRELUDE, SANDBOX_DENO_DIR } from "../../src/broker/tool_child_deno_dir.ts";
+import {
+  CACHE_FILES,
+  CACHE_OPENER,
+  SANDBOX_DENO_DIR,
+} from "../../src/broker/tool_child_deno_dir.ts";
 
 const WS = "/srv/ws";
 const CONTEXT: SandboxContext = {
@@ -90,17 +94,18 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
   await t.step("read-only tool child", () => {
     const { argv, env } = renderSandbox(set(), CONTEXT, TOOL);
     const sep = argv.indexOf("--");
-    assert.deepEqual(argv.slice(0, 7), [
+    assert.deepEqual(argv.slice(0, 8), [
       "/bin/sh",
       "-c",
-      SANDBOX_LAUNCHER,
+      `${CACHE_OPENER}\n${SANDBOX_LAUNCHER}`, // its cache files are opened first (see below)
       "odek-sandbox",
+      "/opt/odek/tools/.deno_cache/files",
       "", // a tool child gets no process limit
       "",
       "", // this context has no seccomp filter
     ]);
     assert.ok(!argv.includes("--seccomp"));
-    assert.deepEqual(argv.slice(7, 18), [
+    assert.deepEqual(argv.slice(8, 19), [
       "/usr/bin/bwrap",
       "--die-with-parent",
       "--new-session",
@@ -137,15 +142,10 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
     assert.deepEqual(inside(argv).checks, []);
     assert.deepEqual(inside(argv).cwd, [WS, ""]);
     // Its own Deno cache (inside the tools, read-only), not the user's: its SQLite files are
-    // copied into a DENO_DIR in its private /tmp, with the transpiled modules linked there.
+    // copied by bwrap (from descriptors its launcher opened) into a DENO_DIR in its private
+    // /tmp, with the transpiled modules linked there; deno is the sandbox's program.
     const cache = "/opt/odek/tools/.deno_cache/files";
     assert.deepEqual(inside(argv).program, [
-      "/bin/sh",
-      "-c",
-      CACHE_PRELUDE,
-      "odek-cache",
-      cache,
-      SANDBOX_DENO_DIR,
       "/home/u/.deno/bin/deno",
       "run",
       "--no-prompt",
@@ -158,12 +158,13 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       "/opt/odek/tools/files.ts",
     ]);
     const dir = argv.indexOf("--dir");
-    assert.deepEqual(argv.slice(dir, dir + 5), [
+    assert.deepEqual(argv.slice(dir, dir + 14), [
       "--dir",
       SANDBOX_DENO_DIR,
       "--symlink",
       `${cache}/gen`,
       `${SANDBOX_DENO_DIR}/gen`,
+      ...CACHE_FILES.flatMap((name, i) => ["--file", String(i + 4), `${SANDBOX_DENO_DIR}/${name}`]),
     ]);
     assert.ok(dir > argv.lastIndexOf("/tmp") && dir < sep, "after the private /tmp");
     assert.deepEqual(env, {
@@ -179,7 +180,8 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
     // Without bwrap the child uses its cache in place; a module-tool child keeps the user's.
     const bare = renderSandbox(set(), { ...CONTEXT, mode: "none" }, TOOL);
     assert.equal(bare.env.DENO_DIR, cache);
-    assert.ok(!bare.argv.includes(CACHE_PRELUDE));
+    assert.ok(!bare.argv.some((arg) => arg.includes(CACHE_OPENER)));
+    assert.ok(!bare.argv.includes("--file"));
   });
   await t.step("writable tool child with extra read and write paths", () => {
     const { argv } = renderSandbox(
@@ -230,7 +232,7 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       "3",
     ]);
     const tool = renderSandbox(set(), limited, TOOL).argv;
-    assert.deepEqual(tool.slice(4, 6), ["", ""], "tool children (Deno threads) are not limited");
+    assert.deepEqual(tool.slice(5, 7), ["", ""], "tool children (Deno threads) are not limited");
     // A scope with approved network reaches the proxy's Unix socket: its filter allows them.
     const both = {
       ...limited,

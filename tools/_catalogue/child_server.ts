@@ -3,8 +3,9 @@
  * concurrently, stops a call when the core cancels it, and answers every call exactly once.
  *
  * It loads no zod at start: a received line passes a check without zod
- * (`core_message_check.ts`) or is checked with the protocol's schema, imported then; a tool's
- * argument schema comes with its handler, on the tool's first call (see
+ * (`core_message_check.ts`) or is checked with the protocol's schema, imported then; a call's
+ * arguments pass a check without zod (`ToolChildServerOptions.fast`) or are checked with the
+ * tool's schema, imported on the first call that needs it (see
  * {@linkcode ToolChildServerOptions.entries}).
  *
  * @module
@@ -66,6 +67,13 @@ export interface ToolChildServerOptions {
    * it (the catalogue children, `tools/_load_handler.ts`).
    */
   entries: readonly ServedTool[] | (() => Promise<readonly ServedTool[]>);
+  /**
+   * Zod-free checks of some entries' arguments (`file_args_check.ts`): a call whose arguments a
+   * check accepts runs with the check's output, without importing `entries`; any other call is
+   * checked with its entry's schema as before. A check must only accept what the entry's schema
+   * accepts, and return what its `parse` returns. @default []
+   */
+  fast?: readonly FastTool[];
   /** Added to every handler's context, e.g. the web child's egress client. @default {} */
   services?: Readonly<Record<string, unknown>>;
   /**
@@ -74,8 +82,17 @@ export interface ToolChildServerOptions {
    */
   // A method (its parameter is bivariant), so a loader of catalogue entries such as
   // `loadHandler` fits: it is only ever given the entries above.
-  load(entry: ServedTool): Promise<ToolHandler>;
+  load(entry: ServedTool | FastTool): Promise<ToolHandler>;
 }
+
+/** A tool whose arguments a child can check without zod (see `ToolChildServerOptions.fast`). */
+export interface FastTool {
+  readonly name: string;
+  /** The arguments as the tool's schema parses them, or `undefined` when only it can tell. */
+  check(args: Args): Args | undefined;
+}
+
+type Args = Record<string, unknown>;
 
 /**
  * Serves one category's catalogue entries over a {@linkcode LineTransport}. Each entry's handler
@@ -114,7 +131,8 @@ export class ToolChildServer {
   readonly #listEntries: () => Promise<readonly ServedTool[]>;
   #entries: Promise<ReadonlyMap<string, ServedTool>> | null = null;
   readonly #services: Readonly<Record<string, unknown>>;
-  readonly #load: (entry: ServedTool) => Promise<ToolHandler>;
+  readonly #load: (entry: ServedTool | FastTool) => Promise<ToolHandler>;
+  readonly #fast: ReadonlyMap<string, FastTool>;
   readonly #handlers = new Map<string, Promise<ToolHandler>>();
   /** The calls running now, by id: cancelling one aborts its controller. */
   readonly #running = new Map<number, AbortController>();
@@ -128,6 +146,7 @@ export class ToolChildServer {
     this.#listEntries = typeof entries === "function" ? entries : () => Promise.resolve(entries);
     this.#services = options.services ?? {};
     this.#load = (entry) => options.load(entry);
+    this.#fast = new Map((options.fast ?? []).map((tool) => [tool.name, tool]));
   }
 
   /**
@@ -220,6 +239,14 @@ export class ToolChildServer {
     const { id, tool } = call;
     const controller = new AbortController();
     this.#running.set(id, controller);
+    const fast = this.#fast.get(tool);
+    let checked: Args | undefined;
+    try {
+      checked = fast?.check(call.args);
+    } catch { /* a check that throws is unsure: the schema decides */ }
+    if (fast !== undefined && checked !== undefined) {
+      return await this.#run(call, controller, () => this.#handler(fast), () => checked);
+    }
     let entries: ReadonlyMap<string, ServedTool>;
     try {
       entries = await this.#registry();
@@ -247,9 +274,21 @@ export class ToolChildServer {
         },
       };
     }
+    const parse = () => entry.args.parse(call.args);
+    return await this.#run(call, controller, () => this.#handler(entry), parse);
+  }
+
+  /** Check the arguments, load the handler and run it; the result is the call's one answer. */
+  async #run(
+    call: CallMessage,
+    controller: AbortController,
+    loadHandler: () => Promise<ToolHandler>,
+    parse: () => Args,
+  ): Promise<ResultMessage> {
+    const { id, tool } = call;
     try {
-      const args = entry.args.parse(call.args);
-      const handler = await this.#handler(entry);
+      const args = parse();
+      const handler = await loadHandler();
       controller.signal.throwIfAborted();
       const context = {
         ...this.#services,
@@ -294,7 +333,7 @@ export class ToolChildServer {
     return this.#entries;
   }
 
-  #handler(entry: ServedTool): Promise<ToolHandler> {
+  #handler(entry: ServedTool | FastTool): Promise<ToolHandler> {
     let loading = this.#handlers.get(entry.name);
     if (loading === undefined) {
       loading = this.#load(entry);

@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from "zod";
+import { FILE_TOOL_HANDLERS } from "./file_args_check.ts";
 import { toolEntry } from "./tool_entry.ts";
 
 /** Largest content `read_file` returns and `write_file` accepts, in bytes (1 MiB). */
@@ -24,7 +25,7 @@ export const FILE_TOOLS = [
   toolEntry({
     name: "read_file",
     category: "files",
-    handler: { module: "_read_file.ts", export: "readFile" },
+    handler: FILE_TOOL_HANDLERS.read_file,
     rule: { kind: "path", arg: "path", access: "read" },
     classWithoutGate: "read",
     description:
@@ -38,7 +39,7 @@ export const FILE_TOOLS = [
   toolEntry({
     name: "write_file",
     category: "files",
-    handler: { module: "_write_file.ts", export: "writeFile" },
+    handler: FILE_TOOL_HANDLERS.write_file,
     rule: { kind: "path", arg: "path", access: "write" },
     classWithoutGate: "local_write",
     description:
@@ -56,7 +57,7 @@ export const FILE_TOOLS = [
   toolEntry({
     name: "patch",
     category: "files",
-    handler: { module: "_patch.ts", export: "patch" },
+    handler: FILE_TOOL_HANDLERS.patch,
     rule: { kind: "path", arg: "path", access: "write" },
     classWithoutGate: "local_write",
     description:
@@ -82,7 +83,7 @@ export const FILE_TOOLS = [
   toolEntry({
     name: "search_files",
     category: "files",
-    handler: { module: "_search_files.ts", export: "searchFiles" },
+    handler: FILE_TOOL_HANDLERS.search_files,
     rule: { kind: "path", arg: "path", access: "read", default: "." },
     classWithoutGate: "read",
     description:
@@ -100,7 +101,7 @@ export const FILE_TOOLS = [
   toolEntry({
     name: "glob",
     category: "files",
-    handler: { module: "_glob.ts", export: "glob" },
+    handler: FILE_TOOL_HANDLERS.glob,
     rule: { kind: "glob", pattern: "pattern", base: "path" },
     classWithoutGate: "read",
     description:
@@ -113,7 +114,7 @@ export const FILE_TOOLS = [
   toolEntry({
     name: "file_info",
     category: "files",
-    handler: { module: "_file_info.ts", export: "fileInfo" },
+    handler: FILE_TOOL_HANDLERS.file_info,
     rule: { kind: "path", arg: "path", access: "read" },
     classWithoutGate: "read",
     description:
@@ -123,7 +124,7 @@ export const FILE_TOOLS = [
   toolEntry({
     name: "tree",
     category: "files",
-    handler: { module: "_tree.ts", export: "tree" },
+    handler: FILE_TOOL_HANDLERS.tree,
     rule: { kind: "path", arg: "path", access: "read", default: "." },
     classWithoutGate: "read",
     description:
@@ -137,7 +138,7 @@ export const FILE_TOOLS = [
   toolEntry({
     name: "head_tail",
     category: "files",
-    handler: { module: "_head_tail.ts", export: "headTail" },
+    handler: FILE_TOOL_HANDLERS.head_tail,
     rule: { kind: "path", arg: "path", access: "read" },
     classWithoutGate: "read",
     description:
