@@ -55,19 +55,19 @@ const done = {
 
 Deno.test("a host starts its broker only as the first request leaves, and the first tool call waits for it", async () => {
   const egressAtRequest: string[][] = [];
-  const fixture: { egressDirs?(): Promise<string[]> } = {};
-  const pending: Promise<void>[] = [];
+  const fixture: { tmp?: string } = {};
+  // Read synchronously as each request is made: nothing else can run in between.
   const model = new RecordingModel((i) => (i === 0 ? shellCall("echo started") : done), () => {
-    pending.push(fixture.egressDirs!().then((dirs) => void egressAtRequest.push(dirs)));
+    const names = [...Deno.readDirSync(fixture.tmp!)].map((entry) => entry.name);
+    egressAtRequest.push(names.filter((name) => name.startsWith("odek-egress-")));
   });
   await using f = await runtimeFixture({ scripts: [], runtime: { modelFactory: () => model } });
-  fixture.egressDirs = () => f.egressDirs();
+  fixture.tmp = f.tmp;
   const workspace = await f.workspace("ws");
   await using host = await f.runtime.openSession({ task: "t" }, { workspace });
   // Opening started nothing of the sandbox side: no egress proxy yet.
   assert.deepEqual(await f.egressDirs(), []);
   const outcome = await (await host.startRun()).result;
-  await Promise.all(pending);
   assert.equal(outcome.type, "completed");
   const tool = host.messages.find((m) => m.role === "tool");
   assert.match(String(tool?.content), /started/);
