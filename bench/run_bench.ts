@@ -6,8 +6,9 @@
  * - spawn → first model request (≤ 150 ms);
  * - the median gap between model requests of a 30-step run of `echo` shell calls, each in a fresh
  *   bwrap sandbox (≤ 15 ms);
- * - the peak of the summed RSS of the whole process tree during that run, sampled from `/proc`
- *   every 25 ms (≤ 120 MB; the shared side-by-side harness samples the same sum), and of the core;
+ * - the peak of the summed RSS of the whole process tree during a run of the same kind, sampled
+ *   from `/proc` every 25 ms (≤ 120 MB; the shared side-by-side harness samples the same sum), and
+ *   of the core (the times come from runs without the sampler, which takes CPU from its run);
  * - a file-heavy run: 30 steps cycling `read_file`, `write_file` and `patch` (not slower than the
  *   figure recorded in docs/performance.md);
  * - the medians of each phase of a step (`ODEK_PROFILE_STEPS=1`, one more shell run);
@@ -162,16 +163,26 @@ async function oneRun(
   }
 }
 
-/** {@linkcode RUNS} runs (after one warm-up), their median figures. */
+/**
+ * {@linkcode RUNS} runs (after one warm-up), their median figures. The times come from runs
+ * without the RSS sampler and the peaks from a sampled run after each (`rss`): the sampler's `ps`
+ * every 25 ms takes CPU from the run it samples, and made the step gap ~45 % longer at load 8
+ * (docs/performance.md, "A step").
+ */
 async function runs(
   launcher: string,
   step: (i: number) => ScriptedToolCall,
   env: Record<string, string>,
   count = RUNS,
+  rss = true,
 ): Promise<RunFigures & { all: RunFigures[] }> {
   await oneRun(launcher, step, env, false);
   const all: RunFigures[] = [];
-  for (let i = 0; i < count; i++) all.push(await oneRun(launcher, step, env, true));
+  for (let i = 0; i < count; i++) {
+    const timed = await oneRun(launcher, step, env, false);
+    const sampled = rss ? await oneRun(launcher, step, env, true) : timed;
+    all.push({ ...timed, treePeakMiB: sampled.treePeakMiB, corePeakMiB: sampled.corePeakMiB });
+  }
   const of = (key: keyof RunFigures) => median(all.map((r) => r[key]));
   return {
     firstRequestMs: of("firstRequestMs"),
@@ -244,7 +255,7 @@ try {
       { ODEK_SANDBOX: "none", ODEK_CHECKPOINTS: "false" },
     ]] as const
   ) {
-    const run = await runs(launcher, shellStep, env, 3);
+    const run = await runs(launcher, shellStep, env, 3, false);
     console.log(
       `for comparison, ${label} (median of 3): step gap ${ms(run.gapMs)}, first request ${
         ms(run.firstRequestMs)

@@ -9,18 +9,23 @@ import { endPhase, startPhase } from "../_util/step_phase.ts";
 import { killSandbox } from "./_kill_sandbox.ts";
 
 /**
- * The program a spare sandbox runs: it waits for one NUL-terminated command on stdin, then a
- * NUL-terminated egress credential (empty without network), detaches stdin, puts the credential
- * into the proxy variables the egress launcher set (a spare is started before its call has
- * one), and replaces itself with `bash -c <command>`. The leading `:` word marks spares in a
- * process listing.
+ * The program a spare sandbox runs (a fresh `bash -c`, started by the sandbox check's `exec`):
+ * it waits for one NUL-terminated command on stdin, then a NUL-terminated egress credential
+ * (empty without network), detaches stdin, puts the credential into the proxy variables the
+ * egress launcher set (a spare is started before its call has one), unsets its own variables
+ * and runs the command itself (`eval`), as `bash -c <command>` would: a second bash start
+ * (`exec bash -c`) cost ~1–2 ms of CPU on the step's path (docs/performance.md, "A step"). The
+ * command sees a shell with nothing of the launcher in it but the proxy variables; its exit
+ * status is the sandbox's. The leading `:` word marks spares in a process listing.
  */
 export const STANDBY_LAUNCHER = [
   ': odek-standby; IFS= read -r -d "" c || exit 97; IFS= read -r -d "" t; exec </dev/null',
   'if [ -n "$t" ] && [ -n "${HTTP_PROXY-}" ]; then p="http://odek:$t@${HTTP_PROXY#http://}"',
   '  export HTTP_PROXY="$p" HTTPS_PROXY="$p" ALL_PROXY="$p" http_proxy="$p" https_proxy="$p" all_proxy="$p"',
   "fi; unset t p",
-  'exec bash -c "$c"',
+  // The command's text is expanded into eval's argument before `unset c` runs.
+  'eval "unset c',
+  '$c"',
 ].join("\n");
 
 /** A sandbox started for a key, not yet used. */
@@ -157,8 +162,14 @@ export class SandboxStandby implements AsyncDisposable {
   }
 }
 
+/** Keys made so far, by spec: `runShell` passes one spec to `take` and then `refill`. */
+const KEYS = new WeakMap<StandbySpec, string>();
+
+/** A spec's key: its whole command line (~10 KB with the check's script), made once per spec. */
 function keyOf(spec: StandbySpec): string {
-  return JSON.stringify([spec.argv, spec.env, spec.cwd]);
+  let key = KEYS.get(spec);
+  if (key === undefined) KEYS.set(spec, key = JSON.stringify([spec.argv, spec.env, spec.cwd]));
+  return key;
 }
 
 function spawn(spec: StandbySpec): Deno.ChildProcess {

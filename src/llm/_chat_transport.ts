@@ -55,7 +55,7 @@ export interface ChatTransportOptions {
 const MAX_EVENT_CHARS = 64 * 1024 * 1024;
 
 /**
- * POSTs `body` as JSON and yields each `data:` payload of the event stream as parsed JSON, up to
+ * POSTs `body` as JSON (a string is sent as it is: JSON text already) and yields each `data:` payload of the event stream as parsed JSON, up to
  * `data: [DONE]` or the end of the body (an incomplete last event is dropped, as the EventSource
  * standard says). Leaving the iteration early cancels the body.
  *
@@ -80,7 +80,7 @@ export async function* streamChatCompletion(
         authorization: `Bearer ${options.apiKey}`,
         ...options.headers,
       },
-      body: JSON.stringify(body),
+      body: typeof body === "string" ? body : JSON.stringify(body),
       ...(signal ? { signal } : {}),
     });
   } catch (err) {

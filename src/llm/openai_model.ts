@@ -11,6 +11,7 @@ import { guardResponse } from "./_guard_response.ts";
 import { type AttemptOutcome, classifyAttempt } from "./_classify_attempt.ts";
 import { displayURL } from "./_model_error.ts";
 import { type ChatTransportOptions, streamChatCompletion } from "./_chat_transport.ts";
+import { requestJson } from "./_request_json.ts";
 import { withRetries } from "./_retry_loop.ts";
 import { timedFetch } from "./_timed_fetch.ts";
 import { type Clock, systemClock } from "./clock.ts";
@@ -231,16 +232,19 @@ export class OpenAIModel implements Model {
       source: `the model at ${displayURL(this.#options.baseURL)}`,
     });
     const quirks = this.#quirks;
-    const stream = streamChatCompletion(this.#transport, {
-      model: this.#options.model,
-      // The transcript is the wire format, made acceptable to strict providers (valid JSON
-      // arguments; reasoning_content echoed back where the provider wants it, odek-go §3 step 6).
-      messages: toWireMessages(request.messages, quirks),
-      ...(request.tools.length > 0 ? { tools: request.tools } : {}),
-      ...(request.maxTokens !== undefined ? { [quirks.maxTokensField]: request.maxTokens } : {}),
-      stream: true,
-      ...(quirks.streamUsage ? { stream_options: { include_usage: true } } : {}),
-    }, request.signal);
+    const stream = streamChatCompletion(
+      this.#transport,
+      requestJson({
+        model: this.#options.model,
+        // The transcript is the wire format, made acceptable to strict providers (valid JSON
+        // arguments; reasoning_content echoed back where the provider wants it, odek-go §3 step 6).
+        messages: toWireMessages(request.messages, quirks),
+        ...(request.maxTokens !== undefined ? { [quirks.maxTokensField]: request.maxTokens } : {}),
+        stream: true,
+        ...(quirks.streamUsage ? { stream_options: { include_usage: true } } : {}),
+      }, request.tools), // the tool list's JSON is made once per list
+      request.signal,
+    );
     for await (const chunk of stream) {
       try {
         assembler.push(chunk);

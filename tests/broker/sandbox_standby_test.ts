@@ -91,3 +91,46 @@ sandboxTest(
     }
   },
 );
+
+/**
+ * What a command's shell holds: its variable names (PIPESTATUS aside: any shell that ran a
+ * command before has it) and functions, and whether the launcher's own variables are left.
+ */
+const SHELL_PROBE = [
+  "compgen -v | grep -vx PIPESTATUS",
+  "compgen -A function",
+  'echo "launcher: [${c-}${t-}${p-}]"',
+  'echo "name and arguments: $0 $# $*"',
+].join("; ");
+
+sandboxTest(
+  "A command in a spare runs in a shell like a fresh bash -c: same variables, no launcher state, same exit status",
+  async () => {
+    await using f = await makeSandboxFixture();
+    const broker = new SandboxBroker({
+      context: f.context,
+      resolveWorkspace: () => Promise.resolve(f.workspace),
+      trustLevel: "standard",
+    });
+    try {
+      // The first command of a scope starts its sandbox on demand (`bash -c <command>`).
+      const fresh = output(
+        await broker.run({ id: "c1", name: "shell", args: { command: SHELL_PROBE } }),
+      );
+      assert.ok(await sparesRunning(f.workspace) > 0, "a spare waits for the next command");
+      const spared = output(
+        await broker.run({ id: "c2", name: "shell", args: { command: SHELL_PROBE } }),
+      );
+      const body = (text: string) => text.slice(text.indexOf("stdout:"));
+      assert.match(spared, /launcher: \[\]/);
+      assert.equal(body(spared), body(fresh));
+      for (const [id, command, code] of [["c3", "exit 7", 7], ["c4", "echo (", 2]] as const) {
+        const failed = await broker.run({ id, name: "shell", args: { command } });
+        assert.ok(!failed.ok && failed.error.kind === "failed", JSON.stringify(failed));
+        assert.match(failed.error.message, new RegExp(`^exit code ${code} `));
+      }
+    } finally {
+      await broker.close();
+    }
+  },
+);

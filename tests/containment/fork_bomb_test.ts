@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { findPidsCgroup } from "../../src/broker/find_pids_cgroup.ts";
+import { SWEEP_AT } from "../../src/broker/render_sandbox.ts";
 import { SandboxBroker } from "../../src/broker/sandbox_broker.ts";
 import { sandboxTest } from "../_helpers/sandbox.ts";
 import { FIXTURE_MAX_PROCESSES, makeContainmentFixture } from "./_fixture.ts";
@@ -108,6 +109,57 @@ if (probe.type === "cgroup") {
       }
     },
   );
+  // A launcher removes the groups of ended sandboxes once there are SWEEP_AT of them, with one
+  // rmdir (one per sandbox cost ~1 ms of CPU per shell call): they must still go.
+  sandboxTest("the pids groups of ended sandboxes are removed", async () => {
+    await using f = await makeContainmentFixture();
+    const broker = new SandboxBroker({
+      context: f.context,
+      resolveWorkspace: () => Promise.resolve(f.ws),
+      trustLevel: "standard",
+    });
+    // Each group as "<name> <ended>" (from bash: Deno refuses /sys and /proc without --allow-all).
+    const groups = async () => {
+      const { stdout } = await new Deno.Command("bash", {
+        args: [
+          "-c",
+          'for d in "$1"/s[0-9]*; do [ -d "$d" ] || continue; g=${d##*/}; [ -d /proc/${g#s} ] && echo "$g 0" || echo "$g 1"; done',
+          "ls",
+          probe.dir,
+        ],
+        stdout: "piped",
+        stderr: "null",
+      }).output();
+      const lines = new TextDecoder().decode(stdout).split("\n").filter((l) => l !== "");
+      return lines.map((l) => l.split(" ")).map(([name, ended]) => ({
+        name,
+        ended: ended === "1",
+      }));
+    };
+    const shell = (id: string) =>
+      broker.run({ id, name: "shell", args: { command: "true" } }).then((result) => {
+        assert.ok(result.ok, result.ok ? "" : result.error.message);
+      });
+    try {
+      const before = new Set((await groups()).map((g) => g.name));
+      const ours = new Set<string>(); // groups of this test's ended sandboxes, as each ends
+      for (let i = 0; i < SWEEP_AT + 2; i++) {
+        await shell(`c${i}`);
+        for (const g of await groups()) if (g.ended && !before.has(g.name)) ours.add(g.name);
+      }
+      assert.ok(ours.size > 0, "no group of an ended sandbox was seen");
+      const deadline = Date.now() + 20_000;
+      let left = [...ours];
+      for (let i = 0; left.length > 0 && Date.now() < deadline; i++) {
+        await shell(`sweep${i}`); // its launcher sees them ended and removes them
+        const now = new Set((await groups()).map((g) => g.name));
+        left = [...ours].filter((g) => now.has(g));
+      }
+      assert.deepEqual(left, [], "groups of ended sandboxes were left");
+    } finally {
+      await broker.close();
+    }
+  });
 } else {
   console.error(`skipping "${NAME}": ${probe.reason} (no fork bomb runs without a limit)`);
   Deno.test({ name: NAME, ignore: true, fn() {} });
