@@ -168,7 +168,14 @@ export class ChatSession implements AsyncDisposable {
       reaskApprovals: true,
       tools: [...cliMcpTools(this.runtime, this.io, clarifier), delegateTasks()],
     });
-    for (const warning of this.#host.warnings) this.note(`odek: warning: ${terminalSafe(warning)}`);
+    const host = this.#host;
+    for (const warning of host.warnings) this.note(`odek: warning: ${terminalSafe(warning)}`);
+    // The sandbox and the classifier start while the operator types; their warnings once up (a
+    // part that failed fails the first run instead).
+    const shown = host.warnings.length;
+    void host.ready().then(() => {
+      for (const w of host.warnings.slice(shown)) this.note(`odek: warning: ${terminalSafe(w)}`);
+    }, () => {});
     if ("sessionId" in target) {
       // Said first: a session that works in another directory must never edit it unannounced.
       const elsewhere = await elsewhereNote(

@@ -36,18 +36,31 @@ export interface ExecuteRunOptions {
  */
 export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   const { io, host } = options;
-  try {
-    // Warnings quote project files (keys, paths): printed with escapes removed.
-    for (const warning of host.warnings) {
+  // Warnings quote project files (keys, paths): printed with escapes removed.
+  let shown = 0;
+  const printWarnings = () => {
+    for (const warning of host.warnings.slice(shown)) {
       io.stderr.write(`odek: warning: ${terminalSafe(warning)}\n`);
     }
-    return await follow(options);
+    shown = host.warnings.length;
+  };
+  // The sandbox's and the egress proxy's warnings come once those parts are up: the run's first
+  // request starts them (a part that fails fails the run instead).
+  let watching: Promise<void> | undefined;
+  const watchLate = () => {
+    watching ??= host.whenReady()?.then(printWarnings, () => {});
+  };
+  try {
+    printWarnings();
+    return await follow(options, watchLate);
   } finally {
+    watchLate();
+    await watching;
     await closeEvents(options.events, io);
   }
 }
 
-async function follow(options: ExecuteRunOptions): Promise<number> {
+async function follow(options: ExecuteRunOptions, watchLate: () => void): Promise<number> {
   const { io, host } = options;
   const controller = new AbortController();
   let signalName: "SIGINT" | "SIGTERM" | undefined;
@@ -75,6 +88,7 @@ async function follow(options: ExecuteRunOptions): Promise<number> {
     }
     // The run never waits for this loop; the events arrive redacted and numbered.
     for await (const event of run.events) {
+      watchLate();
       options.events?.handle(event);
       if (options.json) io.stdout.write(`${terminalSafeJson(event)}\n`);
       else renderer!.handle(event);

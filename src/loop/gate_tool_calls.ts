@@ -25,6 +25,12 @@ export interface ToolGate {
   classify(
     call: { name: string; args: Record<string, unknown>; rule?: ClassificationRule },
   ): Verdict;
+  /**
+   * Resolves when the gate can classify (a host's classifier and broker may still be starting
+   * when its run's first request leaves); rejects with what failed to start. Awaited before a
+   * batch is classified. @default ready at once
+   */
+  ready?(): Promise<void>;
   /** Answers the calls that ask. */
   approver: Approver;
   /**
@@ -50,6 +56,7 @@ export async function gateToolCalls(
   gate: ToolGate,
   batch: readonly PreparedCall[],
 ): Promise<PreparedCall[]> {
+  await gate.ready?.();
   const out = [...batch];
   const asks: {
     index: number;

@@ -224,6 +224,12 @@ export class McpService implements AsyncDisposable {
       reaskApprovals: false,
       ...(this.#options.tools ? { tools: this.#options.tools } : {}),
     });
+    // Its calls need every part at once: waited for here, so their errors and warnings come with
+    // the open, as they always did.
+    await host.ready().catch(async (error) => {
+      await host.close();
+      throw error;
+    });
     for (const warning of host.warnings) {
       this.#options.warn?.(`session ${host.sessionId}: ${warning}`);
     }

@@ -4,8 +4,39 @@
  * @module
  */
 import type { RunBudgets } from "../loop/budget_checker.ts";
-import { checkObject, checkString } from "./check_option.ts";
+import { checkRunLimits } from "../loop/check_run_limits.ts";
+import {
+  checkBoolean,
+  checkFunction,
+  checkObject,
+  checkSignal,
+  checkString,
+} from "./check_option.ts";
 import type { StartRunOptions } from "./session_host_parts.ts";
+
+/**
+ * Check `startRun()`'s options, naming the bad one.
+ *
+ * @returns the run's limits and the budgets it overrides
+ * @throws {TypeError} / {@linkcode RangeError} for a bad option
+ */
+export function checkStartRunOptions(
+  options: StartRunOptions,
+): { maxIterations?: number; maxToolParallel?: number; overrides: RunBudgets } {
+  checkObject("options", options);
+  checkString("message", options.message);
+  checkSignal("signal", options.signal);
+  checkFunction("stepRunner", options.stepRunner);
+  checkBoolean("compact", options.compact);
+  checkToolCall(options);
+  checkObject("budgets", options.budgets, true);
+  const { maxIterations, maxToolParallel, ...overrides } = options.budgets ?? {};
+  checkRunLimits(
+    { maxIterations, maxToolParallel, budgets: overrides },
+    { limits: "budgets.", budgets: "budgets." },
+  );
+  return { maxIterations, maxToolParallel, overrides };
+}
 
 /** The budgets that are set (an `undefined` one does not override the configuration). */
 export function definedOnly(budgets: RunBudgets): RunBudgets {

@@ -257,6 +257,27 @@ export async function resolveAddDirs(
   return { parsed, granted: await validateAddDirs(parsed, roots) };
 }
 
+/**
+ * Checks that every sandbox can replace the home directory (an existing directory, not `/`;
+ * `sandbox: "none"` needs none): one stat, when a host opens, before its broker is built.
+ *
+ * @throws {OdekError} `SANDBOX_UNAVAILABLE` naming HOME and what to set
+ */
+export async function checkSandboxHome(settings: Settings): Promise<void> {
+  const home = settings.paths.home;
+  if (
+    settings.config.sandbox !== "none" &&
+    (home === "/" || !(await Deno.stat(home).catch(() => null))?.isDirectory)
+  ) {
+    throw new OdekError(
+      "SANDBOX_UNAVAILABLE",
+      `Cannot build the sandbox: HOME is ${JSON.stringify(home)}, which ${
+        home === "/" ? "is the root directory" : "is not an existing directory"
+      }; every sandbox replaces the home directory with an empty one. Set HOME to your home directory.`,
+    );
+  }
+}
+
 /** What {@linkcode buildBroker} needs besides the settings and the workspace. */
 export interface BuildBrokerOptions {
   /** The machine's sandbox context (built once per runtime). */
@@ -285,18 +306,7 @@ export async function buildBroker(
   options: BuildBrokerOptions,
 ): Promise<SandboxBroker> {
   const { workspace, protectedRoots, dedicated } = resolved;
-  const home = settings.paths.home;
-  if (
-    settings.config.sandbox !== "none" &&
-    (home === "/" || !(await Deno.stat(home).catch(() => null))?.isDirectory)
-  ) {
-    throw new OdekError(
-      "SANDBOX_UNAVAILABLE",
-      `Cannot build the sandbox: HOME is ${JSON.stringify(home)}, which ${
-        home === "/" ? "is the root directory" : "is not an existing directory"
-      }; every sandbox replaces the home directory with an empty one. Set HOME to your home directory.`,
-    );
-  }
+  await checkSandboxHome(settings);
   const base = await options.context;
   // Working on odek itself (an explicit workspace inside the install directory): keep it visible.
   const installVisible = !protectedRoots.includes(settings.paths.installDir);

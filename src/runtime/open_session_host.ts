@@ -12,21 +12,20 @@ import type { Approver } from "../approval/approver.ts";
 import { type Clarifier, NoOperatorClarifier } from "../approval/clarifier.ts";
 import { NonInteractiveApprover } from "../approval/non_interactive_approver.ts";
 import type { SandboxContext } from "../broker/render_sandbox.ts";
-import type { SandboxBroker } from "../broker/sandbox_broker.ts";
 import { type TrustLevel } from "../config/trust_level.ts";
 import type { Classifier } from "../danger/classifier.ts";
 import type { Clock } from "../llm/clock.ts";
-import type { GitCheckpointStore } from "../checkpoint/git_checkpoint_store.ts";
 import { initialMessages, instructionsIn } from "../loop/initial_messages.ts";
 import type { OpenSession } from "../session/session_store.ts";
-import { buildGate } from "./build_gate.ts";
-import { tornTailWarning, workspaceWarnings } from "./_host_warnings.ts";
+import { tornTailWarning } from "./_host_warnings.ts";
 import { buildModel, type ModelFactory } from "./build_model.ts";
-import { buildBroker, resolveAddDirs, resolveWorkspace, type Settings } from "./compose.ts";
+import { checkSandboxHome, resolveAddDirs, resolveWorkspace, type Settings } from "./compose.ts";
 import type { RuntimeEvent } from "./event_subscription.ts";
 import { HostCheckpoints } from "./host_checkpoints.ts";
 import { readInstructions } from "./read_instructions.ts";
-import { CHECKPOINTS_OFF, openCheckpointStore } from "./stored_sessions.ts";
+import { CHECKPOINTS_OFF } from "./stored_sessions.ts";
+import { type ClosableCheckpointStore, failWithStartup, once } from "./_host_startup.ts";
+import { startHostParts, type StartingParts } from "./_start_host_parts.ts";
 import { runtimeTools } from "./runtime_tools.ts";
 import { SessionHost } from "./session_host.ts";
 import { resolveHostConfig } from "./host_config.ts";
@@ -147,17 +146,12 @@ export async function openSessionHost(
 ): Promise<SessionHost> {
   const { settings, cwd } = parts;
   performance.mark("odek:open");
-  // Both are the runtime's, built once; asking now overlaps them with the checks below.
-  const classifier = parts.classifier();
-  const context = parts.sandboxContext();
-  context.then(() => performance.mark("odek:context-ready"));
-  classifier.then(() => performance.mark("odek:classifier-ready"));
   const existing = target.task === undefined ? await settings.store.open(target.sessionId) : null;
   let session: OpenSession | undefined = existing ?? undefined;
-  let broker: SandboxBroker | undefined;
+  let starting: StartingParts | undefined;
   let created: string | undefined;
   let disposeProviders: (() => Promise<void>) | undefined;
-  let checkpointStore: GitCheckpointStore | undefined;
+  let checkpointStore: ClosableCheckpointStore | undefined;
   const closing = new AbortController();
   try {
     const meta = existing?.meta;
@@ -210,31 +204,22 @@ export async function openSessionHost(
     modelClient.prepare?.();
     performance.mark("odek:model");
     const { denyRules } = hostConfig;
-    broker = await buildBroker(host, resolved, {
-      context,
-      addDirs: addDirs.parsed,
-      trustLevel: trust,
-      warn: (message) => warnings.push(message),
-      denyDomains: denyRules.filter((r) => r.kind === "domain").map((r) => r.pattern),
-    });
-    // The scratch and the shared network namespace belong to the host (design §8.1).
-    warnings.push(...(await broker.start()));
-    performance.mark("odek:broker-start");
-    warnings.push(
-      ...await workspaceWarnings(workspace, broker.workspaceFacts(workspace).truncated),
-    );
-    performance.mark("odek:readonly");
-    const gateOptions = {
-      classifier: await classifier,
-      approver: options.approver ?? new NonInteractiveApprover(),
-      addDirs: addDirs.granted,
+    // The first request needs none of these: started now, awaited by their first user (every
+    // one before a run's first tool call is classified; docs/runtime.md).
+    await checkSandboxHome(host);
+    const approver = options.approver ?? new NonInteractiveApprover();
+    starting = startHostParts({
+      host,
+      resolved,
+      context: () => parts.sandboxContext(),
+      classifier: () => parts.classifier(),
+      addDirs,
+      trust,
       denyRules,
-      scratchDir: await broker.scratchDir(),
-      hostPorts: (await broker.sharesNetwork()) ? host.config.network.allowHostPorts : [],
-      facts: broker.workspaceFacts.bind(broker, workspace),
-    };
-    const gate = buildGate(host, resolved, { ...gateOptions, trustLevel: trust });
-    performance.mark("odek:gate");
+      approver,
+    });
+    const { broker, gate } = starting;
+    performance.mark("odek:stand-ins");
     if (!session) {
       const task = target.task!;
       session = await settings.store.create({
@@ -246,6 +231,8 @@ export async function openSessionHost(
         title: task,
       });
       created = session.meta.id;
+      // Context files are read through the gate's read classification: it waits for the parts.
+      if (hostConfig.contextFiles.length > 0) await starting.classifiable();
       const contextRead = await readContextFiles(hostConfig.contextFiles, {
         workspace,
         home: settings.paths.home,
@@ -274,14 +261,20 @@ export async function openSessionHost(
     }
     performance.mark("odek:session");
     // What delegate_tasks needs beyond the public host (the key stays in `modelClient`).
-    const { denoPath, denoDir } = await context;
+    const { contextNow } = starting;
     const subagents: SubagentHostParts = {
       model: modelClient,
       modelName: model,
       baseUrl: session.meta.baseUrl,
       store: settings.store,
-      gateFor: (level) => buildGate(host, resolved, { ...gateOptions, trustLevel: level }),
-      ...{ denoPath, denoDir },
+      gateFor: starting.gateFor,
+      // Read only by a delegate_tasks call, which the gate let through once the parts were up.
+      get denoPath() {
+        return childOf(contextNow()).denoPath;
+      },
+      get denoDir() {
+        return childOf(contextNow()).denoDir;
+      },
       installDir: settings.paths.installDir,
       logDir: join(settings.paths.odekHome, "logs", "subagents"),
       maxConcurrency: host.config.subagents.maxConcurrency,
@@ -303,14 +296,20 @@ export async function openSessionHost(
     const tools = runtimeTools(resolvedTools.providers);
     const current = session.meta;
     if (session.tornTail) warnings.push(tornTailWarning(current.id, session.tornTail));
-    checkpointStore = await openCheckpointStore(settings, workspace, current.id);
-    performance.mark("odek:checkpoints");
-    const store = checkpointStore;
+    const store = checkpointStore = starting.openStore(settings, current.id);
+    let started: Promise<void> | undefined;
+    const ready = once(() =>
+      started = starting!.ready().then((late) => {
+        performance.mark("odek:parts-ready");
+        warnings.push(...late);
+      })
+    );
     return new SessionHost({
       settings: host,
       hostConfig,
       session,
-      model: modelClient,
+      // A part that fails to start fails the run's request in flight (docs/runtime.md).
+      model: failWithStartup(modelClient, ready),
       broker,
       gate,
       clarifier,
@@ -333,6 +332,8 @@ export async function openSessionHost(
       askAgain: options.reaskApprovals ?? options.approver !== undefined,
       checkpoints: new HostCheckpoints(store, session, CHECKPOINTS_OFF),
       ...(store ? { closeCheckpoints: () => store.close() } : {}),
+      ready,
+      started: () => started,
       instructions: instructionsIn(session.messages),
       warnings,
       forward: parts.forward,
@@ -345,11 +346,18 @@ export async function openSessionHost(
       closing.abort();
       await checkpointStore?.close().catch(() => {});
       await disposeProviders?.().catch(() => {});
-      await broker?.close();
+      await starting?.broker.close();
     } finally {
       await session?.close();
       if (created) await settings.store.delete(created).catch(() => {});
     }
     throw error;
   }
+}
+
+function childOf<T>(child: T | undefined): T {
+  if (child === undefined) {
+    throw new Error("delegate_tasks ran before the host's sandbox context was up");
+  }
+  return child;
 }

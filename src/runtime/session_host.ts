@@ -15,23 +15,15 @@ import type { DenyRule } from "../config/deny_rule.ts";
 import type { OdekConfig } from "../config/odek_config.ts";
 import type { TrustLevel } from "../config/trust_level.ts";
 import { BudgetChecker, type RunBudgets } from "../loop/budget_checker.ts";
-import { checkRunLimits } from "../loop/check_run_limits.ts";
 import { newRunId } from "../loop/make_run_event.ts";
 import type { PendingToolCall, SessionMeta, SessionMetaPatch } from "../session/session_store.ts";
 import { budgetsFromConfig } from "./budgets_from_config.ts";
-import {
-  checkBoolean,
-  checkFunction,
-  checkObject,
-  checkSignal,
-  checkString,
-} from "./check_option.ts";
 import { contextOptionsFor } from "./context_options.ts";
 import { priorSpend } from "./prior_spend.ts";
 import { Run } from "./run.ts";
 import { directCallModel } from "./direct_call_model.ts";
 import { prepareTurn } from "./_prepare_turn.ts";
-import { checkToolCall, definedOnly } from "./_run_option_checks.ts";
+import { checkStartRunOptions, definedOnly } from "./_run_option_checks.ts";
 import {
   listTurns,
   type RewindOutcome,
@@ -90,7 +82,7 @@ export class SessionHost implements AsyncDisposable {
   readonly trust: TrustLevel;
   /**
    * Warnings for the operator about this host (shell disabled, no egress proxy, each project
-   * key ignored, a context file refused, …).
+   * key ignored, a context file refused, …); the background parts' once up (`ready()`).
    */
   readonly warnings: readonly string[];
   /**
@@ -128,6 +120,24 @@ export class SessionHost implements AsyncDisposable {
     this.#patch = parts.patch;
     this.#resumed = parts.resumed;
     if (parts.task !== undefined) this.#typed.push(parts.task);
+  }
+
+  /**
+   * Start the parts this host starts later (the broker with its sandbox probes, egress proxy and
+   * network namespace; the Bash parser; the checkpoint store) and wait for them, their warnings
+   * appended to `warnings`. A run starts them as its first model request leaves and waits for
+   * them before its first tool call (docs/runtime.md).
+   *
+   * @throws {OdekError} what failed to start (e.g. `SANDBOX_UNAVAILABLE`); a run then ends
+   *   `failed` with it
+   */
+  async ready(): Promise<void> {
+    await this.#parts.ready?.();
+  }
+
+  /** `ready()`'s promise once something started the parts, else `undefined`. @internal */
+  whenReady(): Promise<void> | undefined {
+    return this.#parts.started ? this.#parts.started() : Promise.resolve();
   }
 
   /** The session's meta record as it is now. */
@@ -234,18 +244,7 @@ export class SessionHost implements AsyncDisposable {
    *   session has nothing left to do and no message was given, or the journal's error
    */
   async startRun(options: StartRunOptions = {}): Promise<Run> {
-    checkObject("options", options);
-    checkString("message", options.message);
-    checkSignal("signal", options.signal);
-    checkFunction("stepRunner", options.stepRunner);
-    checkBoolean("compact", options.compact);
-    checkToolCall(options);
-    checkObject("budgets", options.budgets, true);
-    const { maxIterations, maxToolParallel, ...overrides } = options.budgets ?? {};
-    checkRunLimits(
-      { maxIterations, maxToolParallel, budgets: overrides },
-      { limits: "budgets.", budgets: "budgets." },
-    );
+    const { maxIterations, maxToolParallel, overrides } = checkStartRunOptions(options);
     if (this.#closing) {
       throw new OdekError("SESSION_BUSY", `Session ${this.sessionId}'s host is closed.`);
     }

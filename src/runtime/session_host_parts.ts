@@ -118,6 +118,14 @@ export interface HostParts {
   checkpoints: HostCheckpoints;
   /** Saves what the checkpoint store keeps in memory: called when the host closes. */
   closeCheckpoints?: () => Promise<void>;
+  /**
+   * Starts the parts the host starts later (broker, classifier, checkpoint store; idempotent)
+   * and resolves when they are up, their warnings appended to `warnings`; rejects with what
+   * failed. @default up at once
+   */
+  ready?: () => Promise<void>;
+  /** `ready()`'s promise once something started the parts, else `undefined`; starts nothing. */
+  started?: () => Promise<void> | undefined;
   /** The instruction files the transcript holds (`AGENTS.md`), for the banner. */
   instructions: readonly { source: string; lines: number }[];
   warnings: readonly string[];

@@ -99,7 +99,7 @@ Deno.test("odek run stops at --max-iterations with exit code 4 and continue resu
   assert.equal(second.code, 0, second.stderr);
   assert.match(second.stdout, /finished/);
   const done = await fx.run(["continue", "budget", "--base-url", server.url]);
-  assert.equal(done.code, 2);
+  assert.equal(done.code, 2, done.stderr);
   assert.match(done.stderr, /nothing left to do/);
 });
 

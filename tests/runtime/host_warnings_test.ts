@@ -13,11 +13,13 @@ Deno.test("a new and a continued session host both warn that the shell is disabl
     });
     const workspace = await f.workspace("ws");
     const first = await f.runtime.openSession({ task: "t", sessionId: "s1" }, { workspace });
+    await first.ready(); // the sandbox's warnings come once it is up
     const shellDisabled = /bwrap is not installed, so the shell tool is disabled/;
     assert.ok(first.warnings.some((w) => shellDisabled.test(w)), first.warnings.join("\n"));
     assert.equal((await (await first.startRun()).result).type, "completed");
     await first.close();
     await using again = await f.runtime.openSession({ sessionId: "s1" });
+    await again.ready();
     assert.ok(again.warnings.some((w) => shellDisabled.test(w)), again.warnings.join("\n"));
   } finally {
     await Deno.remove(empty, { recursive: true });

@@ -239,6 +239,7 @@ Deno.test("openSession(): a session name already taken fails after the broker wa
   await using f = await runtimeFixture({ scripts: [[{ text: "a" }], [{ text: "never" }]] });
   const workspace = await f.workspace("ws");
   const first = await f.runtime.openSession({ task: "t", sessionId: "taken" }, { workspace });
+  await first.ready(); // the broker is built on first use (docs/runtime.md)
   assert.equal((await f.egressDirs()).length, 1, "a host's broker has an egress proxy");
   await first.close();
   assert.deepEqual(await f.egressDirs(), []);

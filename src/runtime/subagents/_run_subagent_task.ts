@@ -263,6 +263,7 @@ async function runTool(
   if ("refusal" in prepared) return prepared.refusal;
   const { invocation } = prepared;
   const subject = { name: invocation.name, args: invocation.args };
+  await deps.gate.ready?.();
   const verdict = deps.classify?.(subject) ?? deps.gate.classify(subject);
   const writes = verdict.parts.filter((p) => WRITING.has(p.riskClass)).map((p) => p.riskClass);
   if (spec.access === "read" && writes.length > 0) {
