@@ -52,18 +52,8 @@ export async function terminateSandbox(
  * @param self whether `pid` gets it too
  */
 export async function signalTree(pid: number, signal: string, self: boolean): Promise<void> {
-  try {
-    await new Deno.Command("/bin/bash", {
-      args: ["-c", TREE_SCRIPT, "signal-tree", String(pid), signal, self ? "1" : "0"],
-      clearEnv: true,
-      env: { PATH: "/usr/bin:/bin" },
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).output();
-  } catch {
-    // No bash: the caller's SIGKILL still follows.
-  }
+  // Without bash nothing is signalled here; the caller's SIGKILL still follows.
+  await runScript(TREE_SCRIPT, "signal-tree", [String(pid), signal, self ? "1" : "0"]);
 }
 
 /**
@@ -89,18 +79,27 @@ export async function signalTree(pid: number, signal: string, self: boolean): Pr
  * ```
  */
 export async function childrenOf(pid: number): Promise<number[]> {
+  const out = await runScript(CHILDREN_SCRIPT, "children-of", [String(pid)]);
+  return out.split(/\s+/).filter(Boolean).map(Number);
+}
+
+/**
+ * Run one of this file's fixed scripts in bash with `args` (Deno refuses every `/proc` read to a
+ * core without `--allow-all`): its stdout, or `""` when bash cannot be started.
+ */
+async function runScript(script: string, name: string, args: string[]): Promise<string> {
   try {
     const out = await new Deno.Command("/bin/bash", {
-      args: ["-c", CHILDREN_SCRIPT, "children-of", String(pid)],
+      args: ["-c", script, name, ...args],
       clearEnv: true,
       env: { PATH: "/usr/bin:/bin" },
       stdin: "null",
       stdout: "piped",
       stderr: "null",
     }).output();
-    return new TextDecoder().decode(out.stdout).split(/\s+/).filter(Boolean).map(Number);
+    return new TextDecoder().decode(out.stdout);
   } catch {
-    return [];
+    return "";
   }
 }
 

@@ -26,8 +26,7 @@ const SITES: Record<string, string[]> = {
   "src/broker/background_jobs.ts": ["cwd"], // setsid bash running the job's bwrap sandbox
   "src/broker/find_bwrap.ts": ["bwrap --version: fixed argv"],
   "src/broker/_terminate.ts": [
-    "a fixed bash script that signals a process tree by pid",
-    "a fixed bash script that lists a process's children by pid",
+    "fixed bash scripts that walk /proc: signal a process tree, list a process's children",
   ],
   "src/broker/find_pids_cgroup.ts": ["a fixed probe script for a usable pids cgroup"],
   "src/broker/_kill_sandbox.ts": ["a fixed bash script that walks /proc to kill a sandbox"],
