@@ -109,7 +109,10 @@ export function startHostParts(input: HostPartsInput): StartingParts {
     }
   });
   const broker = new DeferredBroker(() => built().then((b) => b.broker));
-  const parts = once(() => Promise.all([classifier(), built()]));
+  // The broker is built through its stand-in, whoever asks first (the gate's read classification
+  // of context files does at open): the stand-in then owns it, and a host closed before its
+  // first tool call closes it too (egress proxy, scratch, network namespace).
+  const parts = once(() => Promise.all([classifier(), broker.ready().then(() => built())]));
   const store = Promise.withResolvers<() => Promise<unknown>>();
   const ready = once(async () => {
     await Promise.all([parts(), broker.ready(), store.promise.then((open) => open())]);

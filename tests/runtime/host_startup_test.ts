@@ -93,6 +93,21 @@ Deno.test("a host closed before anything used its parts starts none of them", as
   assert.deepEqual(await f.egressDirs(), []);
 });
 
+Deno.test("a host whose context files built its broker at open closes that broker when it closes before its first request", async () => {
+  // The gate's read classification of context files waits for the parts, so opening built the
+  // broker before any tool call; it used to be built beside its stand-in, which closed nothing.
+  await using f = await runtimeFixture({
+    scripts: [[{ text: "unused" }]],
+    config: { contextFiles: ["NOTES.md"] },
+  });
+  const workspace = await f.workspace("ws");
+  await Deno.writeTextFile(`${workspace}/NOTES.md`, "notes\n");
+  const host = await f.runtime.openSession({ task: "t" }, { workspace });
+  assert.equal((await f.egressDirs()).length, 1, "the context files' read started the parts");
+  await host.close();
+  assert.deepEqual(await f.egressDirs(), []);
+});
+
 Deno.test("a part that fails after the request left aborts the request and ends the run with its error, as open would have thrown it", async () => {
   // The checkpoint store cannot open: ODEK_HOME/checkpoints is a file.
   const model = new RecordingModel(() => "wait");
