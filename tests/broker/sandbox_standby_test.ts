@@ -113,10 +113,34 @@ sandboxTest(
       trustLevel: "standard",
     });
     try {
-      // The first command of a scope starts its sandbox on demand (`bash -c <command>`).
-      const fresh = output(
-        await broker.run({ id: "c1", name: "shell", args: { command: SHELL_PROBE } }),
+      // The baseline is a true `bash -c <command>` in the same kind of sandbox: a background job
+      // (no launcher). Every shell call goes through the spare's launcher, the first one too
+      // (started on demand), so comparing two shell calls compared the launcher with itself.
+      const exec = {
+        parts: [{ riskClass: "code_execution" as const, subject: "probe", targets: [] }],
+        decision: "allow" as const,
+        reason: "",
+      };
+      output(
+        await broker.run({
+          id: "b1",
+          name: "bg_start",
+          args: { command: SHELL_PROBE },
+          verdict: exec,
+        }),
       );
+      const deadline = Date.now() + 10_000;
+      while (
+        !/exited/.test(
+          output(await broker.run({ id: "b2", name: "bg_status", args: { id: "bg1" } })),
+        )
+      ) {
+        assert.ok(Date.now() < deadline, "the baseline job did not end in 10 s");
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      const fresh = output(await broker.run({ id: "b3", name: "bg_output", args: { id: "bg1" } }));
+      // The first shell command of a scope starts its sandbox on demand; the next one takes a spare.
+      output(await broker.run({ id: "c1", name: "shell", args: { command: SHELL_PROBE } }));
       assert.ok(await sparesRunning(f.workspace) > 0, "a spare waits for the next command");
       const spared = output(
         await broker.run({ id: "c2", name: "shell", args: { command: SHELL_PROBE } }),
