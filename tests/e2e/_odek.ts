@@ -4,6 +4,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { untrustedBody } from "../../src/testing/untrusted_body.ts";
@@ -22,6 +23,35 @@ export const ODEK_FLAGS = [
   "--allow-run",
   "--allow-sys=uid,gid,networkInterfaces",
 ];
+
+/**
+ * `scripts/install.ts --prefix <prefix>` as a user runs it (a `deno run` of the script from the
+ * checkout); asserts it succeeded and returns its stderr (what it told the user).
+ */
+export async function installAsUser(
+  prefix: string,
+  env?: Record<string, string>,
+): Promise<string> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-run",
+      join(ROOT, "scripts/install.ts"),
+      "--prefix",
+      prefix,
+    ],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    ...(env ? { env } : {}),
+  }).output();
+  const log = new TextDecoder().decode(out.stderr);
+  assert.ok(out.success, log);
+  return log;
+}
 
 /** A private layout for one test: dispose it to delete everything. */
 export interface OdekFixture extends AsyncDisposable {

@@ -11,33 +11,10 @@ import { BUNDLE_STAMP_FILE, type BundleStamp } from "../../src/_util/bundle_stam
 import { ODEK_VERSION } from "../../src/cli/version.ts";
 import { startFakeOpenAIServer } from "../../src/testing/fake_openai_server.ts";
 import { bwrap } from "../_helpers/sandbox.ts";
-import { odekFixture, ROOT, toolMessages } from "./_odek.ts";
+import { installAsUser, odekFixture, ROOT, toolMessages } from "./_odek.ts";
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const STALE = /not running the installed bundle/;
-
-/** `scripts/install.ts --prefix <prefix>` as a user runs it; its stderr. */
-async function install(prefix: string, env?: Record<string, string>): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-run",
-      join(ROOT, "scripts/install.ts"),
-      "--prefix",
-      prefix,
-    ],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-    ...(env ? { env } : {}),
-  }).output();
-  const log = decode(out.stderr);
-  assert.ok(out.success, log);
-  return log;
-}
 
 const FILESYSTEM = join(
   ROOT,
@@ -63,7 +40,7 @@ Deno.test({
   async fn(t) {
     await using fx = await odekFixture();
     const prefix = join(fx.home, "bin");
-    const log = await install(prefix);
+    const log = await installAsUser(prefix);
     assert.match(log, /it runs a bundle of odek's core \(.*\/bundle-[^/]+\/bundle_main\.js\)/);
     const launcher = join(prefix, "odek");
     const script = await Deno.readTextFile(launcher);
@@ -225,7 +202,7 @@ Deno.test("when bundling fails, the install still succeeds and its launcher runs
     NPM_CONFIG_REGISTRY: "http://127.0.0.1:9/",
   };
   const prefix = join(fx.home, "bin");
-  const log = await install(prefix, env);
+  const log = await installAsUser(prefix, env);
   assert.match(log, /odek: it runs the checkout's sources: no bundle \(.+\)/);
   const script = await Deno.readTextFile(join(prefix, "odek"));
   assert.ok(script.endsWith(`'${join(ROOT, "main.ts")}' "$@"\n`), script);

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PINNED_DENO_VERSION } from "../../src/runtime/child_deno_path.ts";
 import { bwrap } from "../_helpers/sandbox.ts";
-import { ROOT } from "./_odek.ts";
+import { installAsUser, ROOT } from "./_odek.ts";
 
 const INSTALL = "apt-get install util-linux iproute2 bubblewrap";
 
@@ -46,23 +46,7 @@ Deno.test({
       const workspace = join(root, "workspace");
       const denoDir = join(root, "deno-dir"); // empty: nothing may need fetching
       for (const dir of [odekHome, workspace, denoDir]) await Deno.mkdir(dir, { recursive: true });
-      const installed = await new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--allow-read",
-          "--allow-write",
-          "--allow-env",
-          "--allow-run",
-          join(ROOT, "scripts/install.ts"),
-          "--prefix",
-          prefix,
-        ],
-        cwd: ROOT,
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const installLog = new TextDecoder().decode(installed.stderr);
-      assert.ok(installed.success, installLog);
+      const installLog = await installAsUser(prefix);
       const launcher = join(prefix, "odek");
       const deno = join(prefix, `odek-deno-${PINNED_DENO_VERSION}`, "deno");
       assert.match(
