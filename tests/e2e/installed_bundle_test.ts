@@ -13,7 +13,6 @@ import { startFakeOpenAIServer } from "../../src/testing/fake_openai_server.ts";
 import { bwrap } from "../_helpers/sandbox.ts";
 import { installAsUser, odekFixture, ROOT, toolMessages } from "./_odek.ts";
 
-const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const STALE = /not running the installed bundle/;
 
 const FILESYSTEM = join(
