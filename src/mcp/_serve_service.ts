@@ -55,6 +55,8 @@ const UNRUNNABLE: Omit<ToolProvider, "list"> = {
     Promise.resolve({ ok: false, error: { kind: "unknown_tool", message: "listed only" } }),
 };
 
+const STOPPING = "odek mcp serve is stopping";
+
 const DIRECT_TASK = "Tool calls of an MCP client (odek mcp serve)";
 
 /** Serves odek's tools and tasks to MCP clients. */
@@ -65,6 +67,8 @@ export class McpService implements AsyncDisposable {
   readonly #operator = new McpOperator();
   readonly #closing = new AbortController();
   readonly #tasks = new Set<SessionHost>();
+  /** Every call still running (a host opening included): disposal waits for each to end. */
+  readonly #calls = new Set<Promise<unknown>>();
   #direct: Promise<SessionHost> | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -103,14 +107,22 @@ export class McpService implements AsyncDisposable {
    *   throws (no API key, no sandbox) as it is
    */
   async call(name: string, args: Record<string, unknown>, call: ServedCall): Promise<ServedResult> {
-    if (name === RUN_TASK) return await this.#runTask(args, call);
-    if (!this.#names.has(name)) {
+    if (name !== RUN_TASK && !this.#names.has(name)) {
       throw new OdekError("USAGE", `odek mcp serve has no tool named ${JSON.stringify(name)}`);
     }
+    if (this.#closing.signal.aborted) return text(`error (not run): ${STOPPING}`, true);
     // One run at a time per host: direct calls wait for each other.
-    const turn = this.#queue.then(() => this.#directCall(name, args, call));
-    this.#queue = turn.catch(() => {});
-    return await turn;
+    const turn = name === RUN_TASK
+      ? this.#runTask(args, call)
+      : this.#queue.then(() => this.#directCall(name, args, call));
+    if (name !== RUN_TASK) this.#queue = turn.catch(() => {});
+    const settled = turn.catch(() => {});
+    this.#calls.add(settled);
+    try {
+      return await turn;
+    } finally {
+      this.#calls.delete(settled);
+    }
   }
 
   async #directCall(
@@ -119,6 +131,7 @@ export class McpService implements AsyncDisposable {
     call: ServedCall,
   ): Promise<ServedResult> {
     call.signal.throwIfAborted();
+    if (this.#closing.signal.aborted) return text(`error (not run): ${STOPPING}`, true);
     this.#direct ??= this.#open({ task: DIRECT_TASK }, undefined);
     const host = await this.#direct.catch((error) => {
       this.#direct = undefined;
@@ -158,6 +171,12 @@ export class McpService implements AsyncDisposable {
     }
     const host = await this.#open({ task }, workspace);
     this.#tasks.add(host);
+    if (this.#closing.signal.aborted) {
+      // Opened while the server stopped: nothing runs on it (disposal waits for this close).
+      this.#tasks.delete(host);
+      await host.close();
+      return text(`error (not run): ${STOPPING}`, true);
+    }
     const unbind = this.#operator.bind(call.asker);
     try {
       const run = await host.startRun({
@@ -236,9 +255,14 @@ export class McpService implements AsyncDisposable {
     return host;
   }
 
-  /** Cancel what runs and close every host. */
+  /**
+   * Cancel what runs, wait for every call to end (a `run_task` whose host is still opening
+   * closes that host once it is open) and close every host. Calls made after this began are
+   * answered with an error result and open nothing.
+   */
   async [Symbol.asyncDispose](): Promise<void> {
-    this.#closing.abort(new OdekError("INTERRUPTED", "odek mcp serve is stopping"));
+    this.#closing.abort(new OdekError("INTERRUPTED", STOPPING));
+    await Promise.all(this.#calls);
     const direct = await this.#direct?.catch(() => undefined);
     await Promise.all([direct, ...this.#tasks].map((h) => h?.close().catch(() => {})));
   }

@@ -1,0 +1,95 @@
+/**
+ * `odek mcp serve`'s shutdown and the hosts still opening: disposal of the service waits for a
+ * `run_task` whose host was not open yet when the server stopped, closes that host, and calls
+ * made after the stop open nothing.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { McpService, type ServedCall } from "../../../src/mcp/_serve_service.ts";
+import type { Runtime } from "../../../src/runtime/runtime.ts";
+import type { SessionHost } from "../../../src/runtime/session_host.ts";
+
+/** A host that records what was done with it; its run ends at once (cancelled). */
+function fakeHost(log: string[]): SessionHost {
+  const host = {
+    sessionId: "s-1",
+    workspace: "/nonexistent-workspace",
+    warnings: [],
+    messages: [],
+    ready: () => Promise.resolve(),
+    close: () => {
+      log.push("closed");
+      return Promise.resolve();
+    },
+    startRun: () => {
+      log.push("run started");
+      return Promise.resolve({
+        events: (async function* () {})(),
+        result: Promise.resolve({
+          type: "cancelled",
+          error: { message: "cancelled" },
+        }),
+      });
+    },
+  };
+  return host as unknown as SessionHost;
+}
+
+/** A runtime whose `openSession` waits until `release` is called. */
+function slowRuntime(log: string[]) {
+  const opened = Promise.withResolvers<void>();
+  const gate = Promise.withResolvers<void>();
+  const runtime = {
+    openSession: async () => {
+      log.push("opening");
+      opened.resolve();
+      await gate.promise;
+      return fakeHost(log);
+    },
+  };
+  return { runtime: runtime as unknown as Runtime, opened: opened.promise, release: gate.resolve };
+}
+
+function servedCall(): ServedCall {
+  return {
+    asker: {} as ServedCall["asker"],
+    signal: new AbortController().signal,
+  };
+}
+
+Deno.test("mcp serve's shutdown waits for a run_task host still opening, closes it, runs nothing on it", async () => {
+  const log: string[] = [];
+  const slow = slowRuntime(log);
+  const service = new McpService({ runtime: slow.runtime, workspaces: [] });
+  const answer = service.call("run_task", { task: "write a file" }, servedCall());
+  await slow.opened;
+  const disposal = service[Symbol.asyncDispose]().then(() => void log.push("disposed"));
+  // Every microtask runs before a timer's callback: a disposal that does not wait for the
+  // opening host has ended by then.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  slow.release();
+  await disposal;
+  assert.deepEqual(
+    log,
+    ["opening", "closed", "disposed"],
+    "the host opened after the stop is closed, not run, before the disposal ends",
+  );
+  const result = await answer;
+  assert.deepEqual(result.isError, true);
+  assert.match(result.content[0].text, /odek mcp serve is stopping/);
+});
+
+Deno.test("mcp serve: calls after the shutdown began are refused as error results and open no host", async () => {
+  const log: string[] = [];
+  const slow = slowRuntime(log);
+  slow.release();
+  const service = new McpService({ runtime: slow.runtime, workspaces: [] });
+  await service[Symbol.asyncDispose]();
+  for (const name of ["run_task", "read_file"]) {
+    const result = await service.call(name, { task: "t", path: "a" }, servedCall());
+    assert.deepEqual(result.isError, true, name);
+    assert.match(result.content[0].text, /^error \(not run\): odek mcp serve is stopping/, name);
+  }
+  assert.deepEqual(log, [], "nothing was opened");
+});
