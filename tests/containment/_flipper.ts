@@ -9,6 +9,8 @@
  * the names are mostly in place and swapped only briefly, as an attacker timing its swaps to the
  * sandbox's start would do; with 0 it simply exchanges them every `periodMs`. A `periodMs` of 0
  * exchanges them as fast as it can (yielding to the event loop every 64 exchanges).
+ * It prints `flips N` as it goes (after every wait, or every 64 exchanges without one), so a test
+ * can wait until it has really run, and once more when it stops.
  *
  * Usage: `deno run --allow-ffi --allow-read --allow-env _flipper.ts <dir> <a> <b> <periodMs> <deadlineMs> [pulseMs]`
  *
@@ -58,7 +60,12 @@ while (Date.now() < end) {
     exchange();
     flips++;
   }
-  if (wait > 0) await sleep(wait);
-  else if (flips % 64 === 0) await sleep(0);
+  if (wait > 0) {
+    console.log(`flips ${flips}`);
+    await sleep(wait);
+  } else if (flips % 64 === 0) {
+    console.log(`flips ${flips}`);
+    await sleep(0);
+  }
 }
 console.log(`flips ${flips}`);

@@ -45,6 +45,8 @@ export async function makeRaceScratch(): Promise<RaceScratch> {
 export interface Flipper extends AsyncDisposable {
   /** Stop it and return how many exchanges it made. */
   stop(): Promise<number>;
+  /** How many exchanges it has reported so far (it reports as it goes). */
+  flips(): number;
 }
 
 /**
@@ -85,6 +87,22 @@ export async function startFlipper(
     if (done) throw new Error("the flipper ended before it was ready");
     text += value;
   }
+  // Its reports, read as they come: the last whole `flips N` line is the count so far.
+  let reported = 0;
+  const take = () => {
+    const whole = text.slice(0, text.lastIndexOf("\n") + 1);
+    const last = [...whole.matchAll(/flips (\d+)/g)].at(-1);
+    if (last) reported = Number(last[1]);
+    text = text.slice(whole.length);
+  };
+  const reading = (async () => {
+    for (;;) {
+      const { value, done } = await lines.read();
+      if (done) return;
+      text += value;
+      take();
+    }
+  })();
   let stopped: Promise<number> | undefined;
   const stop = () =>
     stopped ??= (async () => {
@@ -100,16 +118,14 @@ export async function startFlipper(
           // gone
         }
       }, 5_000);
-      for (;;) {
-        const { value, done } = await lines.read();
-        if (done) break;
-        text += value;
-      }
+      await reading;
       clearTimeout(kill);
       await child.status;
-      return Number(text.match(/flips (\d+)/)?.[1] ?? 0);
+      text += "\n";
+      take();
+      return reported;
     })();
-  return { stop, [Symbol.asyncDispose]: async () => void (await stop()) };
+  return { stop, flips: () => reported, [Symbol.asyncDispose]: async () => void (await stop()) };
 }
 
 /** One scenario of the race. */
@@ -144,11 +160,13 @@ export interface RaceReport {
 
 /**
  * Run the scenario's command `iterations` times through a real broker while the flipper runs,
- * asserting after each call that nothing leaked; stop after `budgetMs` at the latest.
+ * asserting after each call that nothing leaked, and on until the flipper has reported
+ * `minFlips` exchanges (calls refused before a sandbox starts take well under 1 ms, so on a busy
+ * machine 200 of them can end before the flipper made 20); stop after `budgetMs` at the latest.
  */
 export async function runRace(
   scenario: RaceScenario,
-  options: { iterations: number; budgetMs: number },
+  options: { iterations: number; budgetMs: number; minFlips?: number },
 ): Promise<RaceReport> {
   const { scratch } = scenario;
   const base = await sandboxContextFromEnvironment({
@@ -184,7 +202,8 @@ export async function runRace(
     }
     await scenario.assertNoLeak(control);
     await using flipper = await startFlipper(dir, a, b, { ...(pulseMs ? { pulseMs } : {}) });
-    for (let i = 0; i < options.iterations; i++) {
+    const minFlips = options.minFlips ?? 0;
+    for (let i = 0; i < options.iterations || flipper.flips() < minFlips; i++) {
       if (performance.now() - started > options.budgetMs) {
         throw new Error(`the race took more than ${options.budgetMs} ms (${i} iterations done)`);
       }

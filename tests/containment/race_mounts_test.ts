@@ -145,11 +145,12 @@ for (const scenario of SCENARIOS) {
       const report = await runRace({ scratch, ...setup, flip: { ...setup.flip, pulseMs } }, {
         iterations: ITERATIONS,
         budgetMs: BUDGET_MS,
+        minFlips: ITERATIONS / 10 + 1,
       });
       console.error(
         `race (${scenario.name}, ${rhythm}): ${report.iterations} calls in ${report.ms} ms, ${report.flips} exchanges, ${report.ran} ran, ${report.refused} refused, ${report.events} refusal events`,
       );
-      assert.equal(report.iterations, ITERATIONS);
+      assert.ok(report.iterations >= ITERATIONS, `only ${report.iterations} calls`);
       assert.ok(report.flips > ITERATIONS / 10, `the flipper barely ran (${report.flips})`);
     });
   }
