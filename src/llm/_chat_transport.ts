@@ -51,6 +51,14 @@ export interface ChatTransportOptions {
   fetch: typeof fetch;
 }
 
+/** What one request of {@linkcode streamChatCompletion} tells as it goes. */
+export interface ChatRequestHooks {
+  /** Aborts the request and the body's reading. */
+  signal?: AbortSignal;
+  /** Told once the fetch resolved (response headers in), whatever the status. Must not throw. */
+  onResponse?: () => void;
+}
+
 /** Largest pending SSE line plus event data, in characters (a server that never ends a line). */
 const MAX_EVENT_CHARS = 64 * 1024 * 1024;
 
@@ -68,8 +76,9 @@ const MAX_EVENT_CHARS = 64 * 1024 * 1024;
 export async function* streamChatCompletion(
   options: ChatTransportOptions,
   body: unknown,
-  signal: AbortSignal | undefined,
+  hooks: ChatRequestHooks = {},
 ): AsyncGenerator<unknown, void, undefined> {
+  const { signal } = hooks;
   let response: Response;
   try {
     response = await options.fetch(`${options.baseURL.replace(/\/$/, "")}/chat/completions`, {
@@ -87,6 +96,7 @@ export async function* streamChatCompletion(
     if (signal?.aborted) throw signal.reason;
     throw new ModelConnectionError(err);
   }
+  hooks.onResponse?.();
   if (!response.ok) {
     const text = await response.text().catch((err) => (err as Error).message ?? String(err));
     throw statusError(response.status, text, response.headers);

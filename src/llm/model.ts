@@ -59,6 +59,12 @@ export interface ModelRequest {
    * attempt streams the turn again from its start. Must not throw.
    */
   onRetry?: (retry: ModelRetry) => void;
+  /**
+   * Told when the provider has answered an attempt (its response headers arrived, before the body
+   * is read): the request has left this process. Told again for each retry's attempt; a model
+   * that cannot tell (a fake, a non-HTTP model) need not call it. Must not throw.
+   */
+  onResponse?: () => void;
 }
 
 /**

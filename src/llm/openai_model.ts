@@ -243,7 +243,7 @@ export class OpenAIModel implements Model {
         stream: true,
         ...(quirks.streamUsage ? { stream_options: { include_usage: true } } : {}),
       }, request.tools), // the tool list's JSON is made once per list
-      request.signal,
+      { signal: request.signal, onResponse: request.onResponse },
     );
     for await (const chunk of stream) {
       try {

@@ -33,7 +33,7 @@ class Reports<T> {
 }
 
 /**
- * A {@linkcode ToolBroker} over a broker built on first use (a call, `prepare()`, `ready()`):
+ * A {@linkcode ToolBroker} over a broker built on first use (a call, `ready()`):
  * every call waits for it (a call never runs before the broker is up; when building failed, the
  * call rejects with that error), reports reach the runs that subscribed before it was up, and
  * `close()` waits for a build in progress and closes what it built, so nothing outlives the host.
@@ -58,6 +58,8 @@ export class DeferredBroker implements ToolBroker {
   readonly #reverts = new Reports<ProtectedRevert>();
   #built: ToolBroker | undefined;
   #closed = false;
+  /** `prepare()` came before the build began. */
+  #prepareWhenBuilt = false;
 
   /** @param build builds the broker, on first use (a rejection is what every use rejects with) */
   constructor(build: () => Promise<ToolBroker>) {
@@ -75,6 +77,7 @@ export class DeferredBroker implements ToolBroker {
       built.onEgress?.(this.#egress.emit);
       built.onSandboxRefusal?.(this.#refusals.emit);
       built.onProtectedRevert?.(this.#reverts.emit);
+      if (this.#prepareWhenBuilt && !this.#closed) built.prepare?.();
       return built;
     });
     // A failed build is reported by the host's start-up (and by each use), never unhandled.
@@ -100,12 +103,17 @@ export class DeferredBroker implements ToolBroker {
     return await broker.run(invocation, signal);
   }
 
-  /** The hint that the model is thinking: builds the broker if it was not, then passes it on. */
+  /**
+   * The hint that the model is thinking, passed on to the broker. It does not start building
+   * one (the host starts its parts once the first request has left, `_host_startup.ts`): before
+   * the build began it is kept and passed on once the broker is built.
+   */
   prepare(): void {
     if (this.#built) this.#built.prepare?.();
-    else if (!this.#closed) {
-      void this.ready().then((broker) => this.#closed || broker.prepare?.(), () => {});
-    }
+    else if (this.#closed) return;
+    else if (this.#broker) {
+      void this.#broker.then((broker) => this.#closed || broker.prepare?.(), () => {});
+    } else this.#prepareWhenBuilt = true;
   }
 
   onEgress(listener: (decision: EgressDecision) => void): () => void {

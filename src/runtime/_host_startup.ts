@@ -122,12 +122,20 @@ export function deferredCheckpointStore(
   };
 }
 
+/** Milliseconds after a first request was handed over when the parts start if nothing said it left. */
+const STARTUP_FALLBACK_MS = 100;
+
 /**
  * The model of a run on a host that may still be starting. The first request while it is not up
- * starts it (`startup`, one timer tick after the request was handed to `model`, so the request
- * leaves first) and is raced against it: when a part fails, the request is aborted and rejects
- * with that part's error, so the run ends `failed` with the code the open used to throw. Once up,
- * requests go straight to `model` (nothing is added to a step).
+ * starts it (`startup`) once the request has left: when the provider answered
+ * (`ModelRequest.onResponse`, the response's headers), at the first delta, when the answer came
+ * back, or 100 ms after the request was handed over, whichever comes first (a request that fails
+ * first starts nothing). Started earlier, the parts' module loading and
+ * WebAssembly compiling held the thread the request needed to be sent (~30 ms of the first
+ * request, docs/performance.md). The request is raced against the start-up: when a part fails,
+ * the request is aborted and rejects with that part's error, so the run ends `failed` with the
+ * code the open used to throw. Once up, requests go straight to `model` (nothing is added to a
+ * step).
  *
  * @param model the host's model
  * @param startup starts the host's parts (idempotent) and resolves when they are up
@@ -136,8 +144,10 @@ export function deferredCheckpointStore(
  * @example A failed start-up fails the request
  * ```ts
  * import { failWithStartup } from "./_host_startup.ts";
- * const hanging = { complete: (r: { signal?: AbortSignal }) =>
- *   new Promise<never>((_, reject) => r.signal?.addEventListener("abort", () => reject(r.signal!.reason))) };
+ * const hanging = { complete: (r: { signal?: AbortSignal; onResponse?: () => void }) => {
+ *   r.onResponse?.(); // the provider answered; its body never ends
+ *   return new Promise<never>((_, reject) => r.signal?.addEventListener("abort", () => reject(r.signal!.reason)));
+ * } };
  * const model = failWithStartup(hanging, () => Promise.reject(new Error("no sandbox")));
  * const message = await model.complete({ messages: [], tools: [], iteration: 0 })
  *   .then(() => "", (error) => error.message);
@@ -156,9 +166,12 @@ export function failWithStartup(model: Model, startup: () => Promise<void>): Mod
       const signal = request.signal
         ? AbortSignal.any([request.signal, abort.signal])
         : abort.signal;
-      const answer = model.complete({ ...request, signal }, onDelta);
       const failed = Promise.withResolvers<never>();
-      setTimeout(() => {
+      let begun = false;
+      const begin = () => {
+        clearTimeout(fallback);
+        if (begun) return;
+        begun = true;
         startup().then(() => {
           state = "up";
         }, (error) => {
@@ -166,8 +179,22 @@ export function failWithStartup(model: Model, startup: () => Promise<void>): Mod
           abort.abort(error);
           failed.reject(error);
         });
-      }, 0);
-      answer.catch(() => {});
+      };
+      // A provider that holds its headers until its first token: the parts start anyway.
+      const fallback = setTimeout(begin, STARTUP_FALLBACK_MS);
+      const answer = model.complete({
+        ...request,
+        signal,
+        onResponse: () => {
+          begin();
+          request.onResponse?.();
+        },
+      }, (delta) => {
+        begin();
+        onDelta?.(delta);
+      });
+      // A request that failed ends the run: nothing needs the parts.
+      answer.then(begin, () => clearTimeout(fallback));
       return Promise.race([answer, failed.promise]);
     },
   };

@@ -23,7 +23,7 @@ async function collect(fetcher: typeof fetch): Promise<unknown[]> {
     const chunk of streamChatCompletion(
       { baseURL: "http://127.0.0.1:1/v1", apiKey: KEY, fetch: fetcher },
       { model: "m" },
-      undefined,
+      {},
     )
   ) out.push(chunk);
   return out;
@@ -125,6 +125,41 @@ Deno.test("streamChatCompletion: a fetch that throws is a ModelConnectionError w
   const err = await failure(() => Promise.reject(cause));
   assert.ok(err instanceof ModelConnectionError);
   assert.equal(err.cause, cause);
+});
+
+Deno.test("streamChatCompletion: onResponse is told once the response's headers are in, before the body is read, and never for a fetch that throws", async () => {
+  const told: string[] = [];
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      told.push("body read");
+      controller.enqueue(new TextEncoder().encode('data: {"n":1}\n\ndata: [DONE]\n\n'));
+      controller.close();
+    },
+  }, { highWaterMark: 0 });
+  const stream = streamChatCompletion(
+    { baseURL: "http://127.0.0.1:1/v1", apiKey: KEY, fetch: () => Promise.resolve(sse(body)) },
+    { model: "m" },
+    { onResponse: () => told.push("response") },
+  );
+  const chunks: unknown[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  assert.deepEqual(chunks, [{ n: 1 }]);
+  assert.deepEqual(told, ["response", "body read"]);
+
+  const refused: string[] = [];
+  const failed = streamChatCompletion(
+    {
+      baseURL: "http://127.0.0.1:1/v1",
+      apiKey: KEY,
+      fetch: () => Promise.reject(new TypeError("connection refused")),
+    },
+    { model: "m" },
+    { onResponse: () => refused.push("response") },
+  );
+  await assert.rejects(async () => {
+    for await (const _ of failed) { /* nothing comes */ }
+  }, ModelConnectionError);
+  assert.deepEqual(refused, []);
 });
 
 Deno.test("OpenAIModel: a 404 whose JSON body has no error object quotes the body, with the /v1 hint", async () => {

@@ -70,11 +70,30 @@ Deno.test("DeferredBroker closes what a build in progress made", async () => {
     return Promise.resolve();
   };
   const broker = new DeferredBroker(() => built.promise);
-  broker.prepare(); // the model-is-thinking hint starts the build
+  void broker.ready().catch(() => {}); // the host's start-up begins the build
   const closing = broker.close();
   built.resolve(fake);
   await closing;
   assert.equal(closed, 1);
+});
+
+Deno.test("DeferredBroker: the model-is-thinking hint builds nothing, and is passed on once the broker is built", async () => {
+  let builds = 0;
+  let prepared = 0;
+  const fake = new FakeBroker(() => ({ ok: true, output: "" }));
+  fake.prepare = () => void prepared++;
+  const broker = new DeferredBroker(() => {
+    builds++;
+    return Promise.resolve(fake);
+  });
+  broker.prepare();
+  assert.equal(builds, 0, "prepare() started a build");
+  await broker.ready();
+  assert.equal(builds, 1);
+  assert.equal(prepared, 1, "the hint given before the build reached the broker");
+  broker.prepare();
+  assert.equal(prepared, 2);
+  await broker.close();
 });
 
 Deno.test("deferredGate classifies only once built; ready() waits for the whole start-up and rejects with its failure", async () => {
@@ -158,15 +177,70 @@ Deno.test("failWithStartup starts the parts only after the request was handed ov
   const request = { messages: [], tools: [], iteration: 0 };
   const first = model.complete(request);
   assert.equal(inner.requests.length, 1, "the request was handed over");
-  assert.equal(starts, 0, "the parts start one timer tick later");
+  assert.equal(starts, 0, "the parts start once the request has left, not at once");
   assert.equal((await first).message.content, "ok");
-  // The tick: wait until the start-up was asked for, then let it finish.
+  // The answer came back: that starts them (this model tells neither response nor delta).
   while (starts === 0) await new Promise((resolve) => setTimeout(resolve, 0));
   up.resolve();
   await up.promise;
   await Promise.resolve();
   await model.complete({ ...request, iteration: 1 });
   assert.equal(inner.requests[1].signal, undefined, "once up, the request is passed on as it is");
+});
+
+Deno.test("failWithStartup: the parts start once the provider answered (onResponse), not while the request is still leaving", async () => {
+  let told: (() => void) | undefined;
+  const answer = Promise.withResolvers<ModelResponse>();
+  const inner: Model = {
+    complete(request) {
+      told = request.onResponse;
+      return answer.promise;
+    },
+  };
+  let starts = 0;
+  const callerTold: string[] = [];
+  const model = failWithStartup(inner, () => {
+    starts++;
+    return Promise.resolve();
+  });
+  const first = model.complete({
+    messages: [],
+    tools: [],
+    iteration: 0,
+    onResponse: () => callerTold.push("response"),
+  });
+  // Timer ticks pass (the old rule started the parts on the first); the request is still leaving.
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(starts, 0, "the parts started before the provider answered");
+  told!();
+  assert.equal(starts, 1, "the provider's answer starts the parts");
+  assert.deepEqual(callerTold, ["response"], "the caller's own onResponse is still told");
+  told!();
+  assert.equal(starts, 1, "once");
+  answer.resolve({
+    message: { role: "assistant", content: "ok" },
+    finishReason: "stop",
+    usage: { inputTokens: 1, outputTokens: 1 },
+  } as ModelResponse);
+  await first;
+});
+
+Deno.test("failWithStartup: a model that never says the request left still gets its parts started (the fallback)", async () => {
+  const answer = Promise.withResolvers<ModelResponse>();
+  const inner: Model = { complete: () => answer.promise };
+  const started = Promise.withResolvers<void>();
+  const model = failWithStartup(inner, () => {
+    started.resolve();
+    return Promise.resolve();
+  });
+  const first = model.complete({ messages: [], tools: [], iteration: 0 });
+  await started.promise; // the fallback timer started them; the answer has not come
+  answer.resolve({
+    message: { role: "assistant", content: "ok" },
+    finishReason: "stop",
+    usage: { inputTokens: 1, outputTokens: 1 },
+  } as ModelResponse);
+  await first;
 });
 
 Deno.test("failWithStartup: after a failed start-up, the next request fails at once with that error", async () => {
