@@ -72,9 +72,13 @@ export function moduleDirProblem(
 }
 
 /**
- * The flags that give a tool child its import map: the tools' config for a catalogue child, the
- * tools' import map alone (no config, no lock, the global npm cache) for a module-tool child,
- * whose module lives outside `tools/`. The module is checked first.
+ * The flags that give a tool child its import map: the tools' config for a catalogue child, with
+ * its packages read from `tools/node_modules` as `deno task setup` installed them against the lock
+ * (`--node-modules-dir=manual --no-lock`: the child, whose `node_modules` is read-only, neither
+ * re-checks the lock nor tries seven times to lock `node_modules` for an install it cannot do,
+ * ~2.5 ms of a new scope's start, docs/performance.md); the tools' import map alone (no config, no
+ * lock, the global npm cache) for a module-tool child, whose module lives outside `tools/`. The
+ * module is checked first.
  *
  * @param module the library tool, if the child serves one
  * @param context the sandbox's home, protected roots and hidden paths; the call's set; whether
@@ -90,7 +94,9 @@ export function moduleImportFlags(
   context: ModuleDirContext & { set: PermissionSet; isolated: boolean },
   toolsDir: string,
 ): string[] {
-  if (module === undefined) return ["--config", `${toolsDir}/deno.json`];
+  if (module === undefined) {
+    return ["--config", `${toolsDir}/deno.json`, "--node-modules-dir=manual", "--no-lock"];
+  }
   if (context.isolated) {
     throw new RangeError("A module-tool child runs with its scope, not without one");
   }

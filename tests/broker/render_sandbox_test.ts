@@ -153,6 +153,8 @@ Deno.test("renderSandbox() renders the documented sandbox for each kind of comma
       "--cached-only",
       "--config",
       "/opt/odek/tools/deno.json",
+      "--node-modules-dir=manual",
+      "--no-lock",
       "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks",
       `--allow-read=${WS}`,
       "/opt/odek/tools/files.ts",
