@@ -106,6 +106,7 @@ async function selectSession(id) {
     state.run = null;
     $("session-title").textContent = "New session";
     $("usage").textContent = "";
+    renderWarnings(null);
     renderRunState();
     renderPending();
     return loadSessions();
@@ -155,6 +156,7 @@ async function renderSession() {
     }
   }
   if (state.live && state.live.el) transcript.append(state.live.el);
+  renderWarnings(session.run || (session.runs || []).at(-1));
   renderRunState();
   renderPending();
   await renderUsage();
@@ -177,6 +179,14 @@ async function renderUsage() {
       u.cost_usd ? ` · $${u.cost_usd.toFixed(4)}` : ""
     }`
     : "";
+}
+
+/** The session host's warnings (no bwrap, no egress proxy, project keys ignored) of its run. */
+function renderWarnings(run) {
+  const list = $("warnings");
+  const warnings = (run && run.warnings) || [];
+  list.replaceChildren(...warnings.map((w) => el("li", {}, w)));
+  list.hidden = warnings.length === 0;
 }
 
 function renderRunState() {

@@ -22,6 +22,7 @@ export function runJson(record: ServeRunRecord): z.infer<typeof RunRecordSchema>
     workspace: record.workspace,
     ...(record.summary !== undefined ? { summary: record.summary } : {}),
     ...(record.errorCode ? { error_code: record.errorCode } : {}),
+    ...(record.warnings?.length ? { warnings: record.warnings } : {}),
     ...(record.git
       ? {
         git: {

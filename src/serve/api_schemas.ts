@@ -41,6 +41,8 @@ export const RunRecordSchema = z.object({
   workspace: z.string(),
   summary: z.string().optional(),
   error_code: z.string().optional(),
+  /** The session host's warnings (no bwrap, no egress proxy, project keys ignored, …). */
+  warnings: z.array(z.string()).optional(),
   git: z.object({
     repository: z.string(),
     ref: z.string(),

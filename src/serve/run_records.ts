@@ -56,6 +56,12 @@ export interface ServeRunRecord {
   summary?: string;
   /** The error code of a run that did not complete. */
   errorCode?: string;
+  /**
+   * What the operator should know of the run's session host (`host.warnings`: no bwrap, no egress
+   * proxy, a project key ignored, a context file refused, …): those of the open, then those of its
+   * parts once they are up. Absent when there are none.
+   */
+  warnings?: string[];
   /** Tokens the run spent (set when it ends). */
   usage?: { inputTokens: number; outputTokens: number; toolCalls: number };
   /** The session's model when the run started (prices its tokens). */

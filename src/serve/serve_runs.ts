@@ -21,6 +21,7 @@ import { continuedGit, gitRecord, type RunStart } from "./run_start.ts";
 import type { RemoteRuns } from "./remote_runs.ts";
 import { followRemoteApprovals } from "./remote_approvals.ts";
 import { workspaceFor } from "./serve_workspace.ts";
+import { followRunWarnings } from "./_run_warnings.ts";
 
 export type { RunStart } from "./run_start.ts";
 
@@ -302,6 +303,9 @@ export class ServeRuns implements AsyncDisposable {
         record.message !== undefined ? { message: record.message } : {},
       );
       live.run = run;
+      const noteWarnings = followRunWarnings(record, live.host, run, () => {
+        if (record.state === "running") void this.#records.save(record).catch(() => {});
+      });
       this.#runs.set(run.id, run);
       this.#byKey.delete(queuedKey);
       record.key = run.id;
@@ -313,6 +317,7 @@ export class ServeRuns implements AsyncDisposable {
       await this.#records.remove(queuedKey);
       record.model = live.host.meta.model;
       const outcome = await run.result;
+      noteWarnings();
       record.usage = {
         inputTokens: outcome.stats.inputTokens,
         outputTokens: outcome.stats.outputTokens,
