@@ -238,11 +238,14 @@ async function runOnce(
   using _cancel = channels.started(run, approver);
   const outcome = await run.result;
   await channels.ended(run);
+  const warnings = [...host.warnings, ...run.warnings];
+  for (const warning of warnings) options.log?.(`run ${request.runId}: warning: ${warning}`);
   const base = {
     runId: request.runId,
     sessionId: request.sessionId,
     workerId,
     ...(workspace ? { git: await workspace.result() } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
   if (approver.paused) {
     const names = approver.paused.calls.map((call) => call.toolName).join(", ");

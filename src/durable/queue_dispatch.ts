@@ -26,6 +26,8 @@ export interface QueuedEnd {
   errorCode?: string;
   /** A git run's branch and diff. */
   git?: Omit<QueuedRunGitResult, "repository" | "ref">;
+  /** The worker's warnings of the run's host (see `QueuedRunResult.warnings`). */
+  warnings?: string[];
 }
 
 const OUTCOMES = new Set(["completed", "budget_exceeded", "stalled", "interrupted", "failed"]);
@@ -59,6 +61,7 @@ export function queueDispatch(queue: QueueClient): (run: DispatchableRun) => Pro
       summary: result.text,
       ...(state === "completed" ? {} : { errorCode: state.toUpperCase() }),
       ...git,
+      ...(result.warnings?.length ? { warnings: result.warnings } : {}),
     };
   };
 }

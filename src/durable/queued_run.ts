@@ -149,6 +149,11 @@ export interface QueuedRunResult {
   workerId: string;
   /** A git run's branch and diff. */
   git?: QueuedRunGitResult;
+  /**
+   * The session host's and the run's warnings on the worker (no bwrap, no egress proxy, a project
+   * key ignored, …), as the terminal would print them. Absent when there are none.
+   */
+  warnings?: string[];
 }
 
 /**

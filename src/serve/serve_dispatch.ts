@@ -16,6 +16,8 @@ export interface DispatchedEnd {
   errorCode?: string;
   /** A git run's branch and diff. */
   git?: Omit<ServeRunGit, "repository" | "ref">;
+  /** The session host's warnings where the run ran (a worker's). */
+  warnings?: string[];
 }
 
 /**
@@ -66,5 +68,6 @@ export async function dispatchRun(
   record.endedAt = new Date().toISOString();
   if (end.errorCode) record.errorCode = end.errorCode;
   if (end.git && record.git) record.git = { ...record.git, ...end.git };
+  if (end.warnings?.length) record.warnings = end.warnings;
   await save(record).catch(() => {});
 }
