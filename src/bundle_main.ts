@@ -16,6 +16,7 @@ import {
   staleBundleReason,
 } from "./_util/bundle_stamp.ts";
 import { useCheckoutRoot } from "./_util/checkout_root.ts";
+import { recordCoreOrigin } from "./_util/core_origin.ts";
 import { type LazyModuleName, useBundledModules } from "./_util/lazy_module.ts";
 import { odekEntry } from "./cli/odek_entry.ts";
 
@@ -32,10 +33,11 @@ function fileUrl(path: string): string {
   return `file://${encodeURI(path).replace(/[?#]/g, encodeURIComponent)}`;
 }
 
+// The bundle's folder, this chunk's (the one path taken from a module's URL here).
+const bundleDir = decodeURIComponent(new URL(".", import.meta.url).pathname).replace(/\/$/, "");
 let stamp;
 try {
-  // The bundle's own file, beside this chunk (the one path taken from a module's URL here).
-  stamp = readBundleStamp(new URL(`./${BUNDLE_STAMP_FILE}`, import.meta.url));
+  stamp = readBundleStamp(`${bundleDir}/${BUNDLE_STAMP_FILE}`);
 } catch (error) {
   console.error(
     `odek: this bundle has no readable stamp (${
@@ -48,6 +50,11 @@ try {
 // (saving ~5 ms of stats on the command that is all start-up); every other command compares all.
 const versionOnly = Deno.args.length === 1 && ["--version", "-V"].includes(Deno.args[0]);
 const stale = staleBundleReason(stamp, versionOnly ? BUNDLE_ENTRY_GRAPH : undefined);
+recordCoreOrigin(
+  stale === undefined
+    ? { runs: "bundle", bundle: bundleDir }
+    : { runs: "sources", bundle: bundleDir, stale },
+);
 if (stale !== undefined) {
   console.error(
     `odek: not running the installed bundle (${stale}): running the sources of ${stamp.root} (a slower start); run deno task install there to rebuild it`,

@@ -17,6 +17,7 @@ export const BUNDLE_STAMP_FILE = "odek_bundle.json";
 export const BUNDLE_ENTRY_GRAPH: readonly string[] = [
   "src/_util/bundle_stamp.ts",
   "src/_util/checkout_root.ts",
+  "src/_util/core_origin.ts",
   "src/_util/lazy_module.ts",
   "src/_util/local_checkout.ts",
   "src/_util/odek_error.ts",

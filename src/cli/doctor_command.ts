@@ -101,6 +101,15 @@ export function renderDoctorReport(report: DoctorReport): string {
     "binary",
     `${report.launcher.binary}${report.launcher.warning ? ` (${report.launcher.warning})` : ""}`,
   );
+  const code = report.launcher.code;
+  row(
+    "core code",
+    code.runs === "bundle"
+      ? `the installed bundle ${code.bundle}`
+      : code.stale
+      ? `the sources of ${report.installDir}: the installed bundle is out of date (${code.stale}); run deno task install there to rebuild it`
+      : `the sources of ${report.installDir}`,
+  );
   lines.push("deno");
   row("core", `${report.deno.core.version} (${report.deno.core.path})`);
   const c = report.deno.children;

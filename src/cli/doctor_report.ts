@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { type CoreOrigin, coreOrigin } from "../_util/core_origin.ts";
 import { DOCKER_PIDS_LIMIT } from "../broker/render_docker.ts";
 import type { SandboxContext } from "../broker/render_sandbox.ts";
 import { sandboxContextFromEnvironment } from "../broker/sandbox_context.ts";
@@ -48,6 +49,11 @@ export interface DoctorReport {
     binary: string;
     /** Set when the binary would not last (inside npm's npx cache, which npm prunes). */
     warning?: string;
+    /**
+     * What the core runs from: `bundle` (the installed bundle, `bundle` its folder) or `sources`
+     * (the checkout's modules; `stale` says why an installed bundle did not run).
+     */
+    code: CoreOrigin;
   };
   deno: {
     /** The deno running odek. */
@@ -369,6 +375,7 @@ function launcherFacts(launcher: string | undefined): DoctorReport["launcher"] {
   return {
     path,
     binary,
+    code: coreOrigin(),
     ...(/\/_npx\//.test(binary)
       ? {
         warning:

@@ -17,7 +17,11 @@ function report(overrides: Partial<DoctorReport> = {}): DoctorReport {
       odekHome: "/h/.odek",
     },
     installDir: "/opt/odek",
-    launcher: { path: "/h/.local/bin/odek", binary: "/h/.local/bin/odek-deno-2.9.6/deno" },
+    launcher: {
+      path: "/h/.local/bin/odek",
+      binary: "/h/.local/bin/odek-deno-2.9.6/deno",
+      code: { runs: "bundle", bundle: "/h/.local/bin/odek-deno-2.9.6/bundle-1" },
+    },
     deno: {
       core: { version: "2.9.6", path: "/usr/bin/deno" },
       children: { version: "2.9.6", path: "/usr/bin/deno", source: "self", compiled: false },
@@ -127,11 +131,32 @@ Deno.test("renderDoctorReport() shows the launcher and the binary odek runs with
   assert.match(text, /^ {2}launcher {12}\/h\/\.local\/bin\/odek$/m);
   assert.match(text, /^ {2}binary {14}\/h\/\.local\/bin\/odek-deno-2\.9\.6\/deno$/m);
   const bare = renderDoctorReport(report({
-    launcher: { path: null, binary: "/root/.npm/_npx/abc/deno", warning: "inside npm's npx cache" },
+    launcher: {
+      path: null,
+      binary: "/root/.npm/_npx/abc/deno",
+      warning: "inside npm's npx cache",
+      code: { runs: "sources" },
+    },
   }));
   assert.match(
     bare,
     /launcher {12}none: started with deno run or deno task \(install one: deno task install\)/,
   );
   assert.match(bare, /binary {14}\/root\/\.npm\/_npx\/abc\/deno \(inside npm's npx cache\)/);
+  assert.match(
+    text,
+    /^ {2}core code {11}the installed bundle \/h\/\.local\/bin\/odek-deno-2\.9\.6\/bundle-1$/m,
+  );
+  assert.match(bare, /^ {2}core code {11}the sources of \/opt\/odek$/m);
+  const stale = renderDoctorReport(report({
+    launcher: {
+      path: "/h/.local/bin/odek",
+      binary: "/h/.local/bin/odek-deno-2.9.6/deno",
+      code: { runs: "sources", bundle: "/b", stale: "src/a.ts changed since the bundle was built" },
+    },
+  }));
+  assert.match(
+    stale,
+    /core code {11}the sources of \/opt\/odek: the installed bundle is out of date \(src\/a\.ts changed since the bundle was built\); run deno task install there to rebuild it/,
+  );
 });

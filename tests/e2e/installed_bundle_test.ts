@@ -53,6 +53,12 @@ Deno.test({
       assert.equal(out.code, 0, out.stderr);
       assert.ok(out.stdout.startsWith(`odek ${ODEK_VERSION} (deno `), out.stdout);
       assert.doesNotMatch(out.stderr, STALE);
+      // odek doctor says what the core runs from.
+      const doctor = await fx.run(["doctor", "--json"], as);
+      const code = JSON.parse(doctor.stdout).launcher.code;
+      assert.equal(code.runs, "bundle", doctor.stdout);
+      assert.match(code.bundle, /\/odek-deno-[^/]+\/bundle-[^/]+$/);
+      assert.equal(code.stale, undefined);
     });
 
     await t.step("a run with a shell and a read_file call, then odek continue", async () => {
@@ -174,6 +180,10 @@ Deno.test({
       assert.match(help.stdout, /odek run/);
       assert.match(help.stderr, notice("src/cli/run_command\\.ts"));
       assert.equal(help.stderr.trim().split("\n").length, 1, help.stderr);
+      const doctor = await fx.run(["doctor", "--json"], as);
+      const code = JSON.parse(doctor.stdout).launcher.code;
+      assert.equal(code.runs, "sources", doctor.stdout);
+      assert.match(code.stale, /src\/cli\/run_command\.ts changed since the bundle was built/);
       // --version compares only what it runs (the entry's static graph)...
       const version = await fx.run(["--version"], as);
       assert.equal(version.code, 0, version.stderr);
