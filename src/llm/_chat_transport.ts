@@ -55,7 +55,7 @@ export interface ChatTransportOptions {
 export interface ChatRequestHooks {
   /** Aborts the request and the body's reading. */
   signal?: AbortSignal;
-  /** Told once the fetch resolved (response headers in), whatever the status. Must not throw. */
+  /** Told once a 2xx response's headers are in, before its body is read. Must not throw. */
   onResponse?: () => void;
 }
 
@@ -96,11 +96,11 @@ export async function* streamChatCompletion(
     if (signal?.aborted) throw signal.reason;
     throw new ModelConnectionError(err);
   }
-  hooks.onResponse?.();
   if (!response.ok) {
     const text = await response.text().catch((err) => (err as Error).message ?? String(err));
     throw statusError(response.status, text, response.headers);
   }
+  hooks.onResponse?.();
   if (response.body === null) return;
   const events: EventSourceMessage[] = [];
   let overflow: ParseError | undefined;

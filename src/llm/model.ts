@@ -60,9 +60,10 @@ export interface ModelRequest {
    */
   onRetry?: (retry: ModelRetry) => void;
   /**
-   * Told when the provider has answered an attempt (its response headers arrived, before the body
-   * is read): the request has left this process. Told again for each retry's attempt; a model
-   * that cannot tell (a fake, a non-HTTP model) need not call it. Must not throw.
+   * Told when the provider has accepted an attempt (a 2xx status: its response headers arrived,
+   * before the body is read): the request has left this process. Not told for an error status;
+   * told again for a retry's attempt that is accepted. A model that cannot tell (a fake, a non-HTTP
+   * model) need not call it. Must not throw.
    */
   onResponse?: () => void;
 }

@@ -127,7 +127,7 @@ Deno.test("streamChatCompletion: a fetch that throws is a ModelConnectionError w
   assert.equal(err.cause, cause);
 });
 
-Deno.test("streamChatCompletion: onResponse is told once the response's headers are in, before the body is read, and never for a fetch that throws", async () => {
+Deno.test("streamChatCompletion: onResponse is told once a 2xx response's headers are in, before the body is read; never for an error status or a fetch that throws", async () => {
   const told: string[] = [];
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
@@ -160,6 +160,23 @@ Deno.test("streamChatCompletion: onResponse is told once the response's headers 
     for await (const _ of failed) { /* nothing comes */ }
   }, ModelConnectionError);
   assert.deepEqual(refused, []);
+
+  // An error status is an answer too, but not an accepted request: the run may end on it.
+  const rejected: string[] = [];
+  const unauthorized = streamChatCompletion(
+    {
+      baseURL: "http://127.0.0.1:1/v1",
+      apiKey: KEY,
+      fetch: () =>
+        Promise.resolve(new Response('{"error":{"message":"bad key"}}', { status: 401 })),
+    },
+    { model: "m" },
+    { onResponse: () => rejected.push("response") },
+  );
+  await assert.rejects(async () => {
+    for await (const _ of unauthorized) { /* nothing comes */ }
+  });
+  assert.deepEqual(rejected, []);
 });
 
 Deno.test("OpenAIModel: a 404 whose JSON body has no error object quotes the body, with the /v1 hint", async () => {
