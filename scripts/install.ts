@@ -62,6 +62,23 @@ function quote(text: string): string {
 }
 
 /**
+ * The flags that make an installed odek start offline from what setup installed: this checkout's
+ * config, `--cached-only`, and its packages read from `node_modules` as `deno task setup` put them
+ * there against the lock (`--node-modules-dir=manual --no-lock`: no lock re-check at every start,
+ * ~1 ms; a version the import map pins that `node_modules` lacks, after a `git pull` without setup,
+ * still fails at once with Deno's "Could not find a matching package").
+ */
+function installedFlags(root: string): string[] {
+  return [
+    "--config",
+    join(root, "deno.json"),
+    "--cached-only",
+    "--node-modules-dir=manual",
+    "--no-lock",
+  ];
+}
+
+/**
  * The launcher's text.
  *
  * @param root the checkout
@@ -77,9 +94,7 @@ export function launcherScript(
 ): string {
   const args = [
     "run",
-    "--config",
-    join(root, "deno.json"),
-    "--cached-only",
+    ...installedFlags(root),
     ...odekTaskFlags(root),
     bundle ?? join(root, "main.ts"),
   ];
@@ -181,9 +196,7 @@ async function checkBundle(root: string, deno: string, entry: string): Promise<v
     const out = await new Deno.Command(deno, {
       args: [
         "run",
-        "--config",
-        join(root, "deno.json"),
-        "--cached-only",
+        ...installedFlags(root),
         ...odekTaskFlags(root),
         entry,
         ...args,

@@ -62,7 +62,7 @@ Deno.test({
         !/npx|_npx|deno install/.test(script.split("\n").at(-2)!),
         "the launcher must not use npx",
       );
-      // The task's flags, exactly, after --config and --cached-only.
+      // The task's flags, exactly, after --config, --cached-only and the node_modules flags.
       const task = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json"))).tasks.odek.command;
       const flags = task.split("&&").at(-1).trim().split(/\s+/).slice(2, -1);
       assert.ok(script.includes(flags.map((f: string) => `'${f}'`).join(" ")), script);
@@ -131,11 +131,13 @@ Deno.test("launcherScript() quotes every path for the shell and passes the argum
       stdout: "piped",
     }).output();
     const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
-    assert.deepEqual(lines.slice(0, 4), [
+    assert.deepEqual(lines.slice(0, 6), [
       "[run]",
       "[--config]",
       `[${root}/deno.json]`,
       "[--cached-only]",
+      "[--node-modules-dir=manual]",
+      "[--no-lock]",
     ]);
     assert.deepEqual(lines.slice(-5), [
       `[${root}/main.ts]`,
