@@ -10,6 +10,7 @@ import type { PermissionSet } from "./permission_set.ts";
 import type { SandboxContext } from "./sandbox_context_shape.ts";
 import { EGRESS_LAUNCHER, EGRESS_TOKEN_ENV } from "./_egress_launcher.ts";
 import { GIT_NEUTRAL_ENV } from "./_git_neutral_env.ts";
+import { SANDBOX_LAUNCHER } from "./_sandbox_launcher.ts";
 import {
   CACHE_OPENER,
   cacheFileArgs,
@@ -25,48 +26,15 @@ import {
 } from "./_sandbox_check.ts";
 
 export type { SandboxContext } from "./sandbox_context_shape.ts";
+export { SANDBOX_LAUNCHER, SWEEP_AT } from "./_sandbox_launcher.ts";
 
 /** {@linkcode SandboxContext.tmpfsMaxBytes} when absent (1 GiB). */
 export const DEFAULT_TMPFS_MAX_BYTES = 1024 * 1024 * 1024;
 /** The size of the tmpfs mounts that only hide something (`/run`, protected roots): 1 MiB. */
 export const HIDE_TMPFS_BYTES = 1024 * 1024;
 
-/** Empty groups of ended sandboxes a launcher leaves before it removes them all at once. */
-export const SWEEP_AT = 4;
-
 /** {@linkcode SandboxContext.maxProcesses} when absent. */
 export const DEFAULT_MAX_PROCESSES = 1024;
-
-/**
- * The launcher every bwrap sandbox starts through, run by `/bin/sh` (`$1` cgroup dir or empty,
- * `$2` limit, `$3` the compiled seccomp filter file or empty, then bwrap's argv). Once there are
- * {@linkcode SWEEP_AT} empty groups of ended sandboxes (those whose launcher pid is gone), it
- * removes them with one `rmdir` in the background, holding none of the sandbox's pipes (Deno refuses `/sys` to a core without
- * `--allow-all`, so the core cannot; removing a cgroup takes the kernel ~10 ms, and an `rmdir`
- * for each sandbox cost ~1 ms of CPU per shell call), moves itself
- * into a new child group `s<pid>` of the pids cgroup (so bwrap and everything it starts is
- * counted), opens the filter as fd 3, and execs bwrap (same pid). A limit it cannot apply or a
- * filter it cannot open stops it with exit code 125 before anything runs: fail closed.
- */
-export const SANDBOX_LAUNCHER = `c=$1 m=$2 f=$3; shift 3
-if [ -n "$c" ]; then
-  # groups of ended sandboxes: s<pid> of a pid that is gone (a live launcher's fresh, still
-  # empty group is left alone; a busy group refuses rmdir anyway), counted with builtins only
-  k=0; for g in "$c"/s[0-9]*; do [ -d "$g" ] && ! [ -d "/proc/\${g##*/s}" ] && k=$((k + 1)); done
-  [ $k -lt ${SWEEP_AT} ] || (set --; for g in "$c"/s[0-9]*; do
-    [ -d "/proc/\${g##*/s}" ] || set -- "$@" "$g"; done; rmdir -- "$@" </dev/null >/dev/null 2>&1 &)
-  d=$c/s$$ n=0
-  # v1 (a tasks file): the launcher's one thread joins by "0" (itself), which the kernel does
-  # without the lock that a whole process's move takes; that lock waits for an RCU grace period
-  # (10-40 ms here) and holds every fork and exit on the machine meanwhile (v2: cgroup.procs).
-  until { mkdir -p "$d" && echo "$m" > "$d/pids.max" &&
-    { { [ -f "$d/tasks" ] && echo 0 > "$d/tasks"; } || echo $$ > "$d/cgroup.procs"; }; } 2>/dev/null; do
-    n=$((n + 1)) # a launcher whose pid was reused may still sweep the group between mkdir and join
-    [ $n -lt 5 ] || { echo "odek: cannot limit the sandbox to $m processes in $d: nothing was run" >&2; exit 125; }
-  done
-fi
-if [ -n "$f" ]; then exec 3< "$f" || exit 125; fi
-exec "$@"`;
 
 /**
  * What to run inside the sandbox: a Deno tool child (its entry file) or a program. A tool child
