@@ -73,6 +73,8 @@ export interface RenderedSandbox {
   argv: string[];
   /** The whole environment: spawn with `clearEnv: true`. */
   env: Record<string, string>;
+  /** `SANDBOX_CHECK` runs first (bwrap): read its stderr through `SandboxCheckVerdict`. */
+  check: boolean;
 }
 
 /** Where the egress proxy's socket is bound inside a sandbox granted network. */
@@ -86,23 +88,24 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * (read-only but for its device nodes, with its own `/dev/shm`), `/proc`, `/tmp` and `/run` (host
  * sockets live there), the home an empty tmpfs with `readOnlyHomeFiles` bound back (`/tmp`,
  * `/dev/shm` and the home capped at `tmpfsMaxBytes`), each protected root hidden under an
- * empty tmpfs, for a tool child `toolsDir` and deno read-only (a catalogue child's `DENO_DIR`
- * is its own, inside `toolsDir`: see `tool_child_deno_dir.ts`; a module-tool child's is the
- * context's `denoDir`, bound read-only too), then the
- * workspace and the set's paths (writable wins), parents before children. All namespaces are
- * unshared (network included: the namespace has only `lo`) and every capability is dropped (as
- * root, bwrap would otherwise keep them, and `umount ~` would reveal the home). `/proc/sys`,
- * `/proc/sysrq-trigger`, `/proc/irq` and `/proc/bus` are bound read-only over the fresh `/proc` (a
- * root sandbox could otherwise write `core_pattern`), and `hiddenPaths` are hidden. bwrap is
- * started through {@linkcode SANDBOX_LAUNCHER}, which applies the pids limit (programs only) and
- * the seccomp filter (`--seccomp 3`) when the context names them. A tool child additionally gets `--allow-read` (workspace, read and write
- * paths), `--allow-write` (write paths) and `--allow-run` (`runBinaries`), nothing else: deno
- * loads its modules and `node_modules` without read permission. A tool child with
- * `permissions: "none"` gets no `--allow-*` flag, no workspace mount, `/` as its cwd, and a V8
- * heap cap of {@linkcode ISOLATED_CHILD_HEAP_MB} MiB. Without bwrap (`mode: "none"`, or
- * `bwrapPath` null for a tool child) only the Deno flags confine.
- * Inside bwrap `SANDBOX_CHECK` runs first: it closes every descriptor above 2 and checks each
- * bind `pin` pinned here (`_sandbox_check.ts`); outside bwrap `CLOSE_DESCRIPTORS` closes them.
+ * empty tmpfs, for a tool child `toolsDir` and deno read-only (a catalogue child's `DENO_DIR` is
+ * its own, inside `toolsDir`: see `tool_child_deno_dir.ts`; a module-tool child's is the
+ * context's `denoDir`, bound read-only too), then the workspace and the set's paths (writable
+ * wins), parents before children. All namespaces are unshared (network included: the namespace
+ * has only `lo`) and every capability is dropped (as root, bwrap would otherwise keep them, and
+ * `umount ~` would reveal the home). `/proc/sys`, `/proc/sysrq-trigger`, `/proc/irq` and
+ * `/proc/bus` are bound read-only over the fresh `/proc` (a root sandbox could otherwise write
+ * `core_pattern`), and `hiddenPaths` are hidden. bwrap is started through
+ * {@linkcode SANDBOX_LAUNCHER}, which applies the pids limit (programs only) and the seccomp
+ * filter (`--seccomp 3`) when the context names them. A tool child additionally gets
+ * `--allow-read` (workspace, read and write paths), `--allow-write` (write paths) and
+ * `--allow-run` (`runBinaries`), nothing else: deno loads its modules and `node_modules` without
+ * read permission. A tool child with `permissions: "none"` gets no `--allow-*` flag, no workspace
+ * mount, `/` as its cwd, and a V8 heap cap of {@linkcode ISOLATED_CHILD_HEAP_MB} MiB. Without
+ * bwrap (`mode: "none"`, or `bwrapPath` null for a tool child) only the Deno flags confine.
+ * Inside bwrap `SANDBOX_CHECK` runs first (`check` is true): it closes every descriptor above 2,
+ * checks each bind `pin` pinned here (`_sandbox_check.ts`) and says on stderr whether it passed;
+ * outside bwrap `CLOSE_DESCRIPTORS` closes the descriptors.
  *
  * Network (a `proxy` policy, with `context.egressSocket` set): the proxy's socket is bound at
  * {@linkcode EGRESS_SOCKET_IN_SANDBOX}. A tool child gets `--allow-net` (its namespace has only
@@ -117,7 +120,7 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * @param set the scope of the call
  * @param context paths and mode of this odek
  * @param command the tool child's entry file, or the program's argv (run with cwd = workspace)
- * @returns the argv and the complete env
+ * @returns the argv, the complete env, and whether the sandbox's check runs
  * @throws {RangeError} a path that is relative, not normalized, `/` where a hidden root is
  *   expected, or holds a comma or a control character; a run binary named deno; a set that
  *   grants anything for a tool child with `permissions: "none"`; a `maxProcesses` below 8; a
@@ -213,7 +216,11 @@ export function renderSandbox(
     if (egress) inner.push(`--egress-socket=${socket}`);
   }
   if (c.mode === "none" || (c.bwrapPath === null && toolChild)) {
-    return { argv: ["/bin/bash", "-c", CLOSE_DESCRIPTORS, "odek-fds", ...inner], env };
+    return {
+      argv: ["/bin/bash", "-c", CLOSE_DESCRIPTORS, "odek-fds", ...inner],
+      env,
+      check: false,
+    };
   }
   if (c.mode === "docker" && !toolChild) {
     throw new RangeError("In docker mode programs are rendered by renderDockerRun()");
@@ -331,7 +338,7 @@ export function renderSandbox(
   const launcher = [...(shared ? c.netns!.enter : []), "/bin/sh", "-c", script, "odek-sandbox"];
   if (cacheCopy) launcher.push(childCache);
   launcher.push(limit === null ? "" : checked(limit), limit === null ? "" : String(max), filter);
-  return { argv: [...launcher, ...argv], env };
+  return { argv: [...launcher, ...argv], env, check: true };
 }
 
 /** A mount op of the list above: bind `/dev/null` over a file. */
