@@ -8,8 +8,19 @@
 import { OdekError } from "../_util/odek_error.ts";
 import { pinKey, type PinnedPath } from "../_util/pin_path.ts";
 
-/** What every failed check prints first on stderr (the broker turns it into a refusal). */
+/**
+ * What a failed check prints first on stderr. It makes a refusal only as the very first bytes of
+ * a checked sandbox's stderr (see `SandboxCheckVerdict`): a program, which starts only after the
+ * check printed {@linkcode SANDBOX_CHECK_PASSED}, may print it anywhere without effect.
+ */
 export const SANDBOX_CHECK_MARKER = "odek: sandbox check failed:";
+
+/**
+ * What a check that passed prints on stderr just before it `exec`s the call's program, so it is
+ * the first thing on the stderr of every sandbox whose program ran; every reader of a checked
+ * sandbox's stderr removes it (`SandboxCheckVerdict`).
+ */
+export const SANDBOX_CHECK_PASSED = "odek: sandbox check passed\n";
 
 /** Exit code of a sandbox whose check failed (nothing of the call ran). */
 export const SANDBOX_CHECK_EXIT = 125;
@@ -48,7 +59,10 @@ export interface MountCheck {
  *    host's namespace never gives a program the host's network.
  *
  * Any failure prints {@linkcode SANDBOX_CHECK_MARKER} and the reason on stderr and exits with
- * {@linkcode SANDBOX_CHECK_EXIT} before the call's program starts.
+ * {@linkcode SANDBOX_CHECK_EXIT} before the call's program starts. Once every check passed, it
+ * prints {@linkcode SANDBOX_CHECK_PASSED} (one builtin `echo`: one write) and `exec`s the program:
+ * the first bytes on stderr are the check's own either way, which nothing the program prints can
+ * change (docs/security.md, "Races").
  */
 export const SANDBOX_CHECK =
   `fail() { echo "${SANDBOX_CHECK_MARKER} $1; nothing was run" >&2; exit ${SANDBOX_CHECK_EXIT}; }
@@ -131,6 +145,7 @@ if [ -n "$nn" ]; then # the session host's network namespace, joined before bwra
   [ -n "$ino" ] || ino=$(stat -L -c %i /proc/self/ns/net)
   [ "$ino" = "$nn" ] || fail "the network namespace is not the session's ($ino, expected $nn)"
 fi
+echo "${SANDBOX_CHECK_PASSED.slice(0, -1)}" >&2
 exec "$@"`;
 
 /**

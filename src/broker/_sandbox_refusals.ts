@@ -1,11 +1,13 @@
 /**
  * Calls refused because a path they were to use changed after odek checked it (private to
  * `broker/`): the refusal as data for the model, and a report to every listener (the run turns
- * it into a `sandbox_refused` event). See docs/security.md, "Races".
+ * it into a `sandbox_refused` event). What is refused is told by `OdekError` `PATH_CHANGED`
+ * alone: thrown by the core's pins, or by a runner whose sandbox's check failed (read off the
+ * head of its stderr by `SandboxCheckVerdict`), never by a tool's output. See docs/security.md,
+ * "Races".
  *
  * @module
  */
-import { SANDBOX_CHECK_MARKER } from "./_sandbox_check.ts";
 import type { SandboxRefusal, ToolInvocation, ToolResult } from "./tool_broker.ts";
 
 /** The listeners of one broker, and how a refusal reads. */
@@ -30,15 +32,5 @@ export class SandboxRefusals {
     const message =
       `${invocation.name} was not run: a path it uses changed after odek checked it, so its sandbox was refused (${reason}). Nothing of the call ran. If nothing else is renaming files in these directories, retry it.`;
     return { ok: false, error: { kind: "denied", message } };
-  }
-
-  /**
-   * A result whose sandbox's own check failed (`_sandbox_check.ts` printed its marker) becomes a
-   * refusal; any other result is returned as it is.
-   */
-  screen(invocation: ToolInvocation, result: ToolResult): ToolResult {
-    const at = result.ok ? -1 : result.error.message.indexOf(`\n${SANDBOX_CHECK_MARKER}`);
-    if (result.ok || at === -1) return result;
-    return this.refuse(invocation, result.error.message.slice(at + 1).split("\n")[0]);
   }
 }

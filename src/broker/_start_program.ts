@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import { terminateSandbox } from "./_terminate.ts";
+import { SandboxCheckVerdict } from "./_sandbox_check_verdict.ts";
 
 /** A started program, whatever started it. */
 export interface Started {
@@ -16,6 +17,8 @@ export interface Started {
   exited: Promise<number>;
   /** SIGTERM everything the command started, SIGKILL after the grace. Safe to call twice. */
   kill(): void;
+  /** In a bwrap sandbox: its check's word, read off `stderr` (which no longer holds it). */
+  check?: SandboxCheckVerdict;
 }
 
 export function startSandboxed(
@@ -38,7 +41,9 @@ export function startSandboxed(
   );
 }
 
+/** A bwrap sandbox's process (its check runs first): `check` reads the check's word. */
 export function watchSandboxed(child: Deno.ChildProcess, grace: number): Started {
+  const check = new SandboxCheckVerdict();
   let reaped = false;
   let stopping = false;
   const exited = child.status.then((status) => {
@@ -47,7 +52,8 @@ export function watchSandboxed(child: Deno.ChildProcess, grace: number): Started
   });
   return {
     stdout: child.stdout,
-    stderr: child.stderr,
+    stderr: child.stderr.pipeThrough(check),
+    check,
     exited,
     kill: () => {
       if (reaped || stopping) return;

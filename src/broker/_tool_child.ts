@@ -14,12 +14,15 @@ import type { CallMessage } from "../../tools/_catalogue/child_protocol.ts";
 import { streamTransport } from "../../tools/_catalogue/line_transport.ts";
 import { OdekError } from "../_util/odek_error.ts";
 import { DEFAULT_KILL_GRACE_MS, terminateSandbox } from "./_terminate.ts";
+import { SandboxCheckVerdict } from "./_sandbox_check_verdict.ts";
 
 /** How a tool child is started: the rendered command line, its environment and cwd. */
 export interface ToolChildSpawn {
   argv: string[];
   env: Record<string, string>;
   cwd: string;
+  /** Its sandbox's check speaks first on stderr (`RenderedSandbox.check`). @default false */
+  check?: boolean;
 }
 
 /** Options for {@linkcode ToolChild}. */
@@ -43,6 +46,8 @@ export class ToolChild {
   #process: Deno.ChildProcess;
   #client: ToolChildClient;
   #stderrTail = "";
+  /** Reads the sandbox check's word off stderr (bwrap only). */
+  #check: SandboxCheckVerdict | undefined;
   #exitReason: string | null = null;
   #reaped = false;
   /** Stops reading stdout and stderr when a killed child's pipes stay open (see kill()). */
@@ -83,6 +88,7 @@ export class ToolChild {
       );
     }
     this.pid = this.#process.pid;
+    this.#check = spawn.check ? new SandboxCheckVerdict() : undefined;
     const transport = streamTransport(this.#process.stdout, this.#process.stdin, {
       signal: this.#abandon.signal,
     });
@@ -113,6 +119,15 @@ export class ToolChild {
         return transport.close();
       })
       .finally(() => onExit(this));
+  }
+
+  /**
+   * The line of a sandbox check that failed (nothing of the child ran), once its stderr was
+   * read: the only way a child is refused. `undefined` for a child that ran.
+   */
+  get refusal(): string | undefined {
+    const verdict = this.#check?.verdict;
+    return verdict?.type === "refused" ? verdict.reason : undefined;
   }
 
   /** False once the child has exited or was told to stop. */
@@ -155,7 +170,10 @@ export class ToolChild {
 
   async #readStderr(): Promise<void> {
     const signal = this.#abandon.signal;
-    const texts = this.#process.stderr.pipeThrough(new TextDecoderStream(), { signal });
+    const stderr = this.#check
+      ? this.#process.stderr.pipeThrough(this.#check, { signal })
+      : this.#process.stderr;
+    const texts = stderr.pipeThrough(new TextDecoderStream(), { signal });
     for await (const text of texts) {
       this.#appendStderr(text);
     }

@@ -13,6 +13,8 @@ import { childrenOf, terminateSandbox } from "./_terminate.ts";
 import { SETSID } from "./_start_program.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
+import { SANDBOX_CHECK_PASSED } from "./_sandbox_check.ts";
+import { SandboxCheckVerdict } from "./_sandbox_check_verdict.ts";
 
 /** Options for {@linkcode BackgroundJobs}. */
 export interface BackgroundJobsOptions {
@@ -130,7 +132,7 @@ export class BackgroundJobs implements AsyncDisposable {
       );
     }
     const id = `bg${this.#next++}`;
-    const { argv, env } = renderSandbox(options.set, options.context, {
+    const { argv, env, check } = renderSandbox(options.set, options.context, {
       kind: "program",
       argv: ["bash", "-c", command],
       ...(options.egressToken ? { egressToken: options.egressToken } : {}),
@@ -157,7 +159,7 @@ export class BackgroundJobs implements AsyncDisposable {
       id,
       command,
       detached: options.detached,
-      sandboxed: options.context.mode === "bwrap",
+      sandboxed: check,
       child,
       cancelPumps: () => {
         for (const reader of readers) reader.cancel().catch(() => {});
@@ -179,7 +181,11 @@ export class BackgroundJobs implements AsyncDisposable {
     };
     job.done = Promise.all([
       options.detached ? undefined : pump(child.stdout, job.stdout).catch(() => {}),
-      options.detached ? undefined : pump(child.stderr, job.stderr).catch(() => {}),
+      // The sandbox check's word is not the job's output (a job is never refused).
+      options.detached ? undefined : pump(
+        check ? child.stderr.pipeThrough(new SandboxCheckVerdict()) : child.stderr,
+        job.stderr,
+      ).catch(() => {}),
       child.status.then((status) => {
         job.exitCode = status.signal ? 128 + signalNumber(status.signal) : status.code;
         job.endedAt = performance.now();
@@ -229,7 +235,8 @@ export class BackgroundJobs implements AsyncDisposable {
   } {
     const job = this.#require(id);
     if (job.logFile) {
-      return { stdout: logTail(job.logFile, maxBytes), stderr: { text: "", omittedBytes: 0 } };
+      const stdout = logTail(job.logFile, maxBytes, job.sandboxed);
+      return { stdout, stderr: { text: "", omittedBytes: 0 } };
     }
     return { stdout: job.stdout.tail(maxBytes), stderr: job.stderr.tail(maxBytes) };
   }
@@ -329,13 +336,20 @@ function signalNumber(signal: Deno.Signal): number {
 
 /**
  * The newest `maxBytes` of a detached job's log, read without loading the rest (the job may have
- * written gigabytes); a cut UTF-8 sequence at the start is dropped, like `OutputRing.tail`.
+ * written gigabytes); a cut UTF-8 sequence at the start is dropped, like `OutputRing.tail`. A
+ * sandboxed job's log starts with its sandbox check's word, which is not shown.
  */
-function logTail(path: string, maxBytes: number): { text: string; omittedBytes: number } {
+function logTail(
+  path: string,
+  maxBytes: number,
+  checked: boolean,
+): { text: string; omittedBytes: number } {
   try {
     using file = Deno.openSync(path, { read: true });
     const size = file.statSync().size;
-    const start = Math.max(0, size - maxBytes);
+    let start = Math.max(0, size - maxBytes);
+    // Read from the start while the check's word may be in the tail, so it is cut off whole.
+    if (checked && start < SANDBOX_CHECK_PASSED.length) start = 0;
     file.seekSync(start, Deno.SeekMode.Start);
     const tail = new Uint8Array(size - start);
     let read = 0;
@@ -345,7 +359,8 @@ function logTail(path: string, maxBytes: number): { text: string; omittedBytes: 
       read += n;
     }
     const ring = new OutputRing(Math.max(1, maxBytes));
-    ring.write(tail.subarray(0, read));
+    const bytes = tail.subarray(0, read);
+    ring.write(checked && start === 0 ? SandboxCheckVerdict.of(bytes).rest : bytes);
     const shown = ring.tail(maxBytes);
     return { text: shown.text, omittedBytes: shown.omittedBytes + start };
   } catch {

@@ -10,6 +10,7 @@ import type { PermissionSet } from "./permission_set.ts";
 import type { SandboxContext } from "./sandbox_context_shape.ts";
 import { EGRESS_LAUNCHER, EGRESS_TOKEN_ENV } from "./_egress_launcher.ts";
 import { GIT_NEUTRAL_ENV } from "./_git_neutral_env.ts";
+import { SANDBOX_LAUNCHER } from "./_sandbox_launcher.ts";
 import {
   CACHE_OPENER,
   cacheFileArgs,
@@ -25,48 +26,15 @@ import {
 } from "./_sandbox_check.ts";
 
 export type { SandboxContext } from "./sandbox_context_shape.ts";
+export { SANDBOX_LAUNCHER, SWEEP_AT } from "./_sandbox_launcher.ts";
 
 /** {@linkcode SandboxContext.tmpfsMaxBytes} when absent (1 GiB). */
 export const DEFAULT_TMPFS_MAX_BYTES = 1024 * 1024 * 1024;
 /** The size of the tmpfs mounts that only hide something (`/run`, protected roots): 1 MiB. */
 export const HIDE_TMPFS_BYTES = 1024 * 1024;
 
-/** Empty groups of ended sandboxes a launcher leaves before it removes them all at once. */
-export const SWEEP_AT = 4;
-
 /** {@linkcode SandboxContext.maxProcesses} when absent. */
 export const DEFAULT_MAX_PROCESSES = 1024;
-
-/**
- * The launcher every bwrap sandbox starts through, run by `/bin/sh` (`$1` cgroup dir or empty,
- * `$2` limit, `$3` the compiled seccomp filter file or empty, then bwrap's argv). Once there are
- * {@linkcode SWEEP_AT} empty groups of ended sandboxes (those whose launcher pid is gone), it
- * removes them with one `rmdir` in the background, holding none of the sandbox's pipes (Deno refuses `/sys` to a core without
- * `--allow-all`, so the core cannot; removing a cgroup takes the kernel ~10 ms, and an `rmdir`
- * for each sandbox cost ~1 ms of CPU per shell call), moves itself
- * into a new child group `s<pid>` of the pids cgroup (so bwrap and everything it starts is
- * counted), opens the filter as fd 3, and execs bwrap (same pid). A limit it cannot apply or a
- * filter it cannot open stops it with exit code 125 before anything runs: fail closed.
- */
-export const SANDBOX_LAUNCHER = `c=$1 m=$2 f=$3; shift 3
-if [ -n "$c" ]; then
-  # groups of ended sandboxes: s<pid> of a pid that is gone (a live launcher's fresh, still
-  # empty group is left alone; a busy group refuses rmdir anyway), counted with builtins only
-  k=0; for g in "$c"/s[0-9]*; do [ -d "$g" ] && ! [ -d "/proc/\${g##*/s}" ] && k=$((k + 1)); done
-  [ $k -lt ${SWEEP_AT} ] || (set --; for g in "$c"/s[0-9]*; do
-    [ -d "/proc/\${g##*/s}" ] || set -- "$@" "$g"; done; rmdir -- "$@" </dev/null >/dev/null 2>&1 &)
-  d=$c/s$$ n=0
-  # v1 (a tasks file): the launcher's one thread joins by "0" (itself), which the kernel does
-  # without the lock that a whole process's move takes; that lock waits for an RCU grace period
-  # (10-40 ms here) and holds every fork and exit on the machine meanwhile (v2: cgroup.procs).
-  until { mkdir -p "$d" && echo "$m" > "$d/pids.max" &&
-    { { [ -f "$d/tasks" ] && echo 0 > "$d/tasks"; } || echo $$ > "$d/cgroup.procs"; }; } 2>/dev/null; do
-    n=$((n + 1)) # a launcher whose pid was reused may still sweep the group between mkdir and join
-    [ $n -lt 5 ] || { echo "odek: cannot limit the sandbox to $m processes in $d: nothing was run" >&2; exit 125; }
-  done
-fi
-if [ -n "$f" ]; then exec 3< "$f" || exit 125; fi
-exec "$@"`;
 
 /**
  * What to run inside the sandbox: a Deno tool child (its entry file) or a program. A tool child
@@ -105,6 +73,8 @@ export interface RenderedSandbox {
   argv: string[];
   /** The whole environment: spawn with `clearEnv: true`. */
   env: Record<string, string>;
+  /** `SANDBOX_CHECK` runs first (bwrap): read its stderr through `SandboxCheckVerdict`. */
+  check: boolean;
 }
 
 /** Where the egress proxy's socket is bound inside a sandbox granted network. */
@@ -118,23 +88,24 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * (read-only but for its device nodes, with its own `/dev/shm`), `/proc`, `/tmp` and `/run` (host
  * sockets live there), the home an empty tmpfs with `readOnlyHomeFiles` bound back (`/tmp`,
  * `/dev/shm` and the home capped at `tmpfsMaxBytes`), each protected root hidden under an
- * empty tmpfs, for a tool child `toolsDir` and deno read-only (a catalogue child's `DENO_DIR`
- * is its own, inside `toolsDir`: see `tool_child_deno_dir.ts`; a module-tool child's is the
- * context's `denoDir`, bound read-only too), then the
- * workspace and the set's paths (writable wins), parents before children. All namespaces are
- * unshared (network included: the namespace has only `lo`) and every capability is dropped (as
- * root, bwrap would otherwise keep them, and `umount ~` would reveal the home). `/proc/sys`,
- * `/proc/sysrq-trigger`, `/proc/irq` and `/proc/bus` are bound read-only over the fresh `/proc` (a
- * root sandbox could otherwise write `core_pattern`), and `hiddenPaths` are hidden. bwrap is
- * started through {@linkcode SANDBOX_LAUNCHER}, which applies the pids limit (programs only) and
- * the seccomp filter (`--seccomp 3`) when the context names them. A tool child additionally gets `--allow-read` (workspace, read and write
- * paths), `--allow-write` (write paths) and `--allow-run` (`runBinaries`), nothing else: deno
- * loads its modules and `node_modules` without read permission. A tool child with
- * `permissions: "none"` gets no `--allow-*` flag, no workspace mount, `/` as its cwd, and a V8
- * heap cap of {@linkcode ISOLATED_CHILD_HEAP_MB} MiB. Without bwrap (`mode: "none"`, or
- * `bwrapPath` null for a tool child) only the Deno flags confine.
- * Inside bwrap `SANDBOX_CHECK` runs first: it closes every descriptor above 2 and checks each
- * bind `pin` pinned here (`_sandbox_check.ts`); outside bwrap `CLOSE_DESCRIPTORS` closes them.
+ * empty tmpfs, for a tool child `toolsDir` and deno read-only (a catalogue child's `DENO_DIR` is
+ * its own, inside `toolsDir`: see `tool_child_deno_dir.ts`; a module-tool child's is the
+ * context's `denoDir`, bound read-only too), then the workspace and the set's paths (writable
+ * wins), parents before children. All namespaces are unshared (network included: the namespace
+ * has only `lo`) and every capability is dropped (as root, bwrap would otherwise keep them, and
+ * `umount ~` would reveal the home). `/proc/sys`, `/proc/sysrq-trigger`, `/proc/irq` and
+ * `/proc/bus` are bound read-only over the fresh `/proc` (a root sandbox could otherwise write
+ * `core_pattern`), and `hiddenPaths` are hidden. bwrap is started through
+ * {@linkcode SANDBOX_LAUNCHER}, which applies the pids limit (programs only) and the seccomp
+ * filter (`--seccomp 3`) when the context names them. A tool child additionally gets
+ * `--allow-read` (workspace, read and write paths), `--allow-write` (write paths) and
+ * `--allow-run` (`runBinaries`), nothing else: deno loads its modules and `node_modules` without
+ * read permission. A tool child with `permissions: "none"` gets no `--allow-*` flag, no workspace
+ * mount, `/` as its cwd, and a V8 heap cap of {@linkcode ISOLATED_CHILD_HEAP_MB} MiB. Without
+ * bwrap (`mode: "none"`, or `bwrapPath` null for a tool child) only the Deno flags confine.
+ * Inside bwrap `SANDBOX_CHECK` runs first (`check` is true): it closes every descriptor above 2,
+ * checks each bind `pin` pinned here (`_sandbox_check.ts`) and says on stderr whether it passed;
+ * outside bwrap `CLOSE_DESCRIPTORS` closes the descriptors.
  *
  * Network (a `proxy` policy, with `context.egressSocket` set): the proxy's socket is bound at
  * {@linkcode EGRESS_SOCKET_IN_SANDBOX}. A tool child gets `--allow-net` (its namespace has only
@@ -149,7 +120,7 @@ export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * @param set the scope of the call
  * @param context paths and mode of this odek
  * @param command the tool child's entry file, or the program's argv (run with cwd = workspace)
- * @returns the argv and the complete env
+ * @returns the argv, the complete env, and whether the sandbox's check runs
  * @throws {RangeError} a path that is relative, not normalized, `/` where a hidden root is
  *   expected, or holds a comma or a control character; a run binary named deno; a set that
  *   grants anything for a tool child with `permissions: "none"`; a `maxProcesses` below 8; a
@@ -245,7 +216,11 @@ export function renderSandbox(
     if (egress) inner.push(`--egress-socket=${socket}`);
   }
   if (c.mode === "none" || (c.bwrapPath === null && toolChild)) {
-    return { argv: ["/bin/bash", "-c", CLOSE_DESCRIPTORS, "odek-fds", ...inner], env };
+    return {
+      argv: ["/bin/bash", "-c", CLOSE_DESCRIPTORS, "odek-fds", ...inner],
+      env,
+      check: false,
+    };
   }
   if (c.mode === "docker" && !toolChild) {
     throw new RangeError("In docker mode programs are rendered by renderDockerRun()");
@@ -363,7 +338,7 @@ export function renderSandbox(
   const launcher = [...(shared ? c.netns!.enter : []), "/bin/sh", "-c", script, "odek-sandbox"];
   if (cacheCopy) launcher.push(childCache);
   launcher.push(limit === null ? "" : checked(limit), limit === null ? "" : String(max), filter);
-  return { argv: [...launcher, ...argv], env };
+  return { argv: [...launcher, ...argv], env, check: true };
 }
 
 /** A mount op of the list above: bind `/dev/null` over a file. */

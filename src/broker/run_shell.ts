@@ -21,6 +21,7 @@ import {
 } from "./_start_program.ts";
 import { type SandboxStandby, STANDBY_LAUNCHER } from "./_sandbox_standby.ts";
 import { type CappedText, collectCapped, formatShellOutput } from "./_shell_output.ts";
+import { OdekError } from "../_util/odek_error.ts";
 
 /** Options for {@linkcode runShell}. */
 export interface RunShellOptions {
@@ -70,12 +71,17 @@ export interface RunShellOptions {
  * Output: `exit code N · D ms`, then `stdout:`/`stderr:` sections, each capped at
  * `maxStreamBytes` (head kept, dropped bytes counted). Exit 0 → `ok: true`; another exit code →
  * `failed` with the same text; timeout → `timeout` with the partial output; abort →
- * `interrupted`; `bwrap` mode without bwrap → `sandbox_unavailable` (nothing runs).
+ * `interrupted`; `bwrap` mode without bwrap → `sandbox_unavailable` (nothing runs). In bwrap, the
+ * sandbox's check speaks first on stderr (`SandboxCheckVerdict`): its `passed` token is not part
+ * of the output, and a check that failed throws `PATH_CHANGED` (the broker's refusal). Nothing
+ * the command prints, nor its exit code, can do that.
  *
  * @param command the bash command, passed as one argv element
  * @param options scope, context, timeout, abort signal, stream cap
  * @returns the tool result; never rejects for command failures
  * @throws {RangeError} when the scope cannot be rendered (see {@linkcode renderSandbox})
+ * @throws {OdekError} `PATH_CHANGED` when a bind changed while it was pinned, or the sandbox's
+ *   check found a mount or the working directory not what was pinned (nothing of the command ran)
  *
  * @example Run a command unsandboxed in a temp workspace
  * ```ts
@@ -196,6 +202,8 @@ export async function runShell(command: string, options: RunShellOptions): Promi
   }
   const ms = Math.round(performance.now() - started);
   endPhase("shell:command", started);
+  const check = program.check?.verdict;
+  if (check?.type === "refused") throw new OdekError("PATH_CHANGED", check.reason);
   const killed = "the command and every process it started were killed";
   const header = ended === "timeout"
     ? `timed out after ${timeoutMs} ms: ${killed} · ${ms} ms`
@@ -235,6 +243,7 @@ async function waitUntilReady(
 async function discard(child: Deno.ChildProcess, program: Started): Promise<void> {
   program.kill();
   await program.exited;
-  await Promise.all([child.stdout.cancel(), child.stderr.cancel()]).catch(() => {});
+  const stderr = program.stderr instanceof ReadableStream ? program.stderr : child.stderr;
+  await Promise.all([child.stdout.cancel(), stderr.cancel()]).catch(() => {});
   await child.stdin.close().catch(() => {});
 }

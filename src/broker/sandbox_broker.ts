@@ -190,10 +190,10 @@ export class SandboxBroker implements ToolBroker {
       }, signal));
   }
 
-  /** Run `call`, turning a path that changed under a sandbox into a reported refusal. */
+  /** Run `call`: a `PATH_CHANGED` it throws (a pin or a sandbox check failed) is a refusal. */
   async #screened(invocation: ToolInvocation, call: () => Promise<ToolResult>) {
     try {
-      return this.#refusals.screen(invocation, await call());
+      return await call();
     } catch (error) {
       if (!(error instanceof OdekError) || error.code !== "PATH_CHANGED") throw error;
       return this.#refusals.refuse(invocation, error.message);

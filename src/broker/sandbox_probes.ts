@@ -7,6 +7,7 @@
  */
 import type { PermissionSet } from "./permission_set.ts";
 import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
+import { SandboxCheckVerdict } from "./_sandbox_check_verdict.ts";
 
 /** How long one probe may take, in milliseconds. */
 export const PROBE_TIMEOUT_MS = 10_000;
@@ -112,7 +113,10 @@ export async function probeBwrapSandbox(context: SandboxContext): Promise<BwrapP
   }
   const out = await probe(rendered.argv, rendered.env);
   if (!out.ok) {
-    return { started: false, interfaces: [], error: out.stderr || `exit code ${out.code}` };
+    // The sandbox check's `passed` token is not part of the error (a refusal's line is).
+    const { rest } = SandboxCheckVerdict.of(new TextEncoder().encode(out.stderr));
+    const error = new TextDecoder().decode(rest).trim() || `exit code ${out.code}`;
+    return { started: false, interfaces: [], error };
   }
   const interfaces = out.stdout.split("\n").map((line) => line.split(":")[0].trim()).filter(
     Boolean,

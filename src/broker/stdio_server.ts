@@ -11,6 +11,7 @@ import { OdekError } from "../_util/odek_error.ts";
 import { isInside } from "../config/validate_workspace.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { renderSandbox, type SandboxContext } from "./render_sandbox.ts";
+import { SandboxCheckVerdict } from "./_sandbox_check_verdict.ts";
 import { SETSID } from "./_start_program.ts";
 import { DEFAULT_KILL_GRACE_MS, terminateSandbox } from "./_terminate.ts";
 import { killSandbox } from "./_kill_sandbox.ts";
@@ -166,7 +167,7 @@ export async function startStdioServer(
     runBinaries: [],
     envNames: [],
   };
-  const { argv, env } = renderSandbox(set, { ...context, mode, extraEnv: spec.env ?? {} }, {
+  const { argv, env, check } = renderSandbox(set, { ...context, mode, extraEnv: spec.env ?? {} }, {
     kind: "program",
     argv: spec.argv,
   });
@@ -214,7 +215,9 @@ export async function startStdioServer(
     group("SIGKILL"); // what it left in its group does not outlive it
     return status.signal ? 128 + signalNumber(status.signal) : status.code;
   });
-  const logged = pumpLog(child.stderr, log).finally(() => {
+  // The sandbox check's word is not the server's: its log starts with what the server wrote.
+  const stderr = check ? child.stderr.pipeThrough(new SandboxCheckVerdict()) : child.stderr;
+  const logged = pumpLog(stderr, log).finally(() => {
     try {
       log.close();
     } catch {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { CallOutcome } from "../../tools/_catalogue/child_client.ts";
 import type { ChildError } from "../../tools/_catalogue/child_protocol.ts";
 import { egressRefusalMessage } from "./_egress_refusal.ts";
+import { OdekError } from "../_util/odek_error.ts";
 import { type ModuleChild, withModuleDir } from "./_module_dir.ts";
 import { ToolChild } from "./_tool_child.ts";
 import { type PermissionSet, permissionSetKey } from "./permission_set.ts";
@@ -136,7 +137,9 @@ export class ToolChildPool implements AsyncDisposable {
    * @param options the scope, the workspace and an abort signal
    * @returns the tool result; never rejects for tool-level failures
    * @throws {RangeError} when the scope cannot be rendered (see {@linkcode renderSandbox})
-   * @throws {OdekError} `TOOL_CHILD_FAILED` when deno or bwrap cannot be started at all
+   * @throws {OdekError} `TOOL_CHILD_FAILED` when deno or bwrap cannot be started at all;
+   *   `PATH_CHANGED` when a bind changed while it was pinned, or the child's sandbox check failed
+   *   (the first line of its stderr; nothing of the child ran)
    */
   async call(
     tool: string,
@@ -164,6 +167,10 @@ export class ToolChildPool implements AsyncDisposable {
         },
         { timeoutMs: this.#callTimeoutMs, ...(signal ? { signal } : {}) },
       );
+      // Refused by its sandbox's check (read off its stderr's head): a refusal, not a result.
+      if (outcome.type === "lost" && child.refusal !== undefined) {
+        throw new OdekError("PATH_CHANGED", child.refusal);
+      }
       return this.#resultOf(tool, outcome);
     } finally {
       if (options.oneShot) await child.kill("its one call is done");
@@ -226,14 +233,14 @@ export class ToolChildPool implements AsyncDisposable {
     const existing = oneShot ? undefined : this.#children.get(key);
     if (existing?.alive) return existing;
     const context: SandboxContext = { ...this.#context, workspace };
-    const { argv, env } = renderSandbox(set, context, {
+    const { argv, env, check } = renderSandbox(set, context, {
       kind: "tool_child",
       entry: this.#entry,
       permissions: this.#permissions,
       ...(this.#module ? { module: this.#module } : {}),
     });
     const cwd = this.#permissions === "none" ? "/" : workspace;
-    const child = new ToolChild({ argv, env, cwd }, (gone) => {
+    const child = new ToolChild({ argv, env, cwd, check }, (gone) => {
       this.#running.delete(gone);
       if (this.#children.get(key) === gone) this.#children.delete(key);
     }, { cancelGraceMs: this.#cancelGraceMs });

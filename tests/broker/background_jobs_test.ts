@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { OutputRing } from "../../src/broker/_output_ring.ts";
+import { SANDBOX_CHECK_PASSED } from "../../src/broker/_sandbox_check.ts";
 import { BackgroundJobs } from "../../src/broker/background_jobs.ts";
 import { SandboxBroker } from "../../src/broker/sandbox_broker.ts";
 import type { ToolResult } from "../../src/broker/tool_broker.ts";
@@ -204,6 +205,11 @@ sandboxTest(
       await until(async () => (await Deno.readTextFile(beat)) !== before);
       assert.equal(jobs.status(job.id)?.state, "running");
       await until(() => jobs.output(job.id, 1000).stdout.text.includes("detached-out"));
+      // The log starts with the sandbox check's word, which the job's output leaves out.
+      assert.ok((await Deno.readTextFile(job.logFile!)).startsWith(SANDBOX_CHECK_PASSED));
+      assert.ok(jobs.output(job.id, 1000).stdout.text.startsWith("detached-out\n"));
+      // A tail that would start inside the token shows none of it.
+      assert.deepEqual(jobs.output(job.id, 20).stdout, { text: "detached-out\n", omittedBytes: 0 });
     } finally {
       const stopped = await jobs.stop(job.id);
       assert.equal(stopped.state, "stopped");

@@ -10,6 +10,7 @@ import { renderSandbox, type SandboxContext } from "../../src/broker/render_sand
 import {
   SANDBOX_CHECK_EXIT,
   SANDBOX_CHECK_MARKER,
+  SANDBOX_CHECK_PASSED,
   sandboxCheckArgv,
 } from "../../src/broker/_sandbox_check.ts";
 import { bwrap, makeSandboxFixture, sandboxTest } from "../_helpers/sandbox.ts";
@@ -41,6 +42,21 @@ sandboxTest("the sandbox check lets a sandbox whose mounts are what was pinned r
   const result = await run(argv, env);
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "ran\n");
+  // Its word comes first on stderr, before anything of the program: the program's stderr follows.
+  assert.equal(result.stderr, SANDBOX_CHECK_PASSED);
+  const loud = renderSandbox(
+    {
+      readPaths: [f.workspace],
+      writePaths: [],
+      network: { type: "none" },
+      runBinaries: [],
+      envNames: [],
+    },
+    f.context,
+    { kind: "program", argv: ["bash", "-c", `echo '${SANDBOX_CHECK_MARKER} x' >&2`] },
+  );
+  const spoken = await run(loud.argv, loud.env);
+  assert.equal(spoken.stderr, `${SANDBOX_CHECK_PASSED}${SANDBOX_CHECK_MARKER} x\n`);
 });
 
 sandboxTest("the sandbox check refuses a workspace replaced after it was pinned", async () => {

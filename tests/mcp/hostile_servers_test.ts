@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { SANDBOX_CHECK_PASSED } from "../../src/broker/_sandbox_check.ts";
 import { sandboxTest } from "../_helpers/sandbox.ts";
 import { hostile, mcpFixture, processesWith, waitFor } from "./_mcp_fixture.ts";
 
@@ -50,6 +51,7 @@ sandboxTest(
       const log = await Deno.readTextFile(`${m.f.odekHome}/logs/mcp/bad.log`);
       assert.match(log, /stdout \(not MCP\): log line 0/);
       assert.match(log, /more lines that are not MCP messages follow/);
+      assert.ok(!log.includes(SANDBOX_CHECK_PASSED), "the sandbox check's word is not logged");
     });
     await t.step("a 20 MB answer is a clear error, never held", () => {
       assert.match(
