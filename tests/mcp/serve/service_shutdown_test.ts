@@ -132,3 +132,20 @@ Deno.test("mcp serve: a run_task still checking its workspace when the stop bega
   assert.match(result.content[0].text, /odek mcp serve is stopping/);
   assert.deepEqual(log, [], "a host was opened after the stop began");
 });
+
+Deno.test("mcp serve: direct calls at the stop — one opening the host, one queued behind it — run nothing, and the host is closed once", async () => {
+  const log: string[] = [];
+  const slow = slowRuntime(log);
+  const service = new McpService({ runtime: slow.runtime, workspaces: [] });
+  const first = service.call("read_file", { path: "a" }, servedCall());
+  const queued = service.call("glob", { pattern: "*" }, servedCall());
+  await slow.opened;
+  const disposal = service[Symbol.asyncDispose]().then(() => void log.push("disposed"));
+  slow.release();
+  await disposal;
+  for (const result of [await first, await queued]) {
+    assert.equal(result.isError, true);
+    assert.match(result.content[0].text, /odek mcp serve is stopping/);
+  }
+  assert.deepEqual(log, ["opening", "closed", "disposed"], "a run was started after the stop");
+});
