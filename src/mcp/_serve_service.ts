@@ -137,6 +137,8 @@ export class McpService implements AsyncDisposable {
       this.#direct = undefined;
       throw error;
     });
+    // Opened while the server stopped: nothing runs on it (disposal closes it).
+    if (this.#closing.signal.aborted) return text(`error (not run): ${STOPPING}`, true);
     const id = `mcp-${crypto.randomUUID()}`;
     const unbind = this.#operator.bind(call.asker);
     try {
