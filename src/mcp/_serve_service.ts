@@ -137,6 +137,8 @@ export class McpService implements AsyncDisposable {
       this.#direct = undefined;
       throw error;
     });
+    // Opened while the server stopped: nothing runs on it (disposal closes it).
+    if (this.#closing.signal.aborted) return text(`error (not run): ${STOPPING}`, true);
     const id = `mcp-${crypto.randomUUID()}`;
     const unbind = this.#operator.bind(call.asker);
     try {
@@ -169,12 +171,16 @@ export class McpService implements AsyncDisposable {
       if (typeof allowed !== "string") return text(`error (denied): ${allowed.refused}`, true);
       workspace = allowed;
     }
+    // The stop began while the workspace was checked: nothing is opened any more.
+    if (this.#closing.signal.aborted) return text(`error (not run): ${STOPPING}`, true);
     const host = await this.#open({ task }, workspace);
     this.#tasks.add(host);
     if (this.#closing.signal.aborted) {
-      // Opened while the server stopped: nothing runs on it (disposal waits for this close).
+      // Opened while the server stopped: nothing runs on it (disposal waits for this close), and
+      // its new session, whose task never ran, is not left for `odek continue`.
       this.#tasks.delete(host);
       await host.close();
+      await this.#options.runtime.sessions.delete(host.sessionId).catch(() => {});
       return text(`error (not run): ${STOPPING}`, true);
     }
     const unbind = this.#operator.bind(call.asker);

@@ -10,7 +10,7 @@ import { OdekError } from "../_util/odek_error.ts";
 import type { CheckpointStore } from "../checkpoint/checkpoint_store.ts";
 import type { Approver } from "../approval/approver.ts";
 import type { ToolGate } from "../loop/gate_tool_calls.ts";
-import type { Model, ModelRequest } from "../llm/model.ts";
+import type { Model, ModelRequest, ModelResponse } from "../llm/model.ts";
 
 /** A checkpoint store that can be closed (the host closes it last). */
 export type ClosableCheckpointStore = CheckpointStore & { close(): Promise<void> };
@@ -129,8 +129,9 @@ const STARTUP_FALLBACK_MS = 100;
  * The model of a run on a host that may still be starting. The first request while it is not up
  * starts it (`startup`) once the request has left: when the provider answered
  * (`ModelRequest.onResponse`, the response's headers), at the first delta, when the answer came
- * back, or 100 ms after the request was handed over, whichever comes first (a request that fails
- * first starts nothing). Started earlier, the parts' module loading and
+ * back, or 100 ms after the request (or, after an attempt no provider answered, its retry) was
+ * handed over, whichever comes first (a request that fails first starts nothing; so does one
+ * refused until it fails for good). Started earlier, the parts' module loading and
  * WebAssembly compiling held the thread the request needed to be sent (~30 ms of the first
  * request, docs/performance.md). The request is raced against the start-up: when a part fails,
  * the request is aborted and rejects with that part's error, so the run ends `failed` with the
@@ -181,18 +182,33 @@ export function failWithStartup(model: Model, startup: () => Promise<void>): Mod
         });
       };
       // A provider that holds its headers until its first token: the parts start anyway.
-      const fallback = setTimeout(begin, STARTUP_FALLBACK_MS);
-      const answer = model.complete({
-        ...request,
-        signal,
-        onResponse: () => {
+      let fallback = setTimeout(begin, STARTUP_FALLBACK_MS);
+      let answer: Promise<ModelResponse>;
+      try {
+        answer = model.complete({
+          ...request,
+          signal,
+          onResponse: () => {
+            begin();
+            request.onResponse?.();
+          },
+          onRetry: (retry) => {
+            // An attempt no provider answered (refused, DNS, a reset): the fallback counts from
+            // the next attempt, so a request that is never accepted starts nothing.
+            if (!begun && retry.status === undefined) {
+              clearTimeout(fallback);
+              fallback = setTimeout(begin, retry.waitMs + STARTUP_FALLBACK_MS);
+            }
+            request.onRetry?.(retry);
+          },
+        }, (delta) => {
           begin();
-          request.onResponse?.();
-        },
-      }, (delta) => {
-        begin();
-        onDelta?.(delta);
-      });
+          onDelta?.(delta);
+        });
+      } catch (error) {
+        clearTimeout(fallback); // no request was made
+        throw error;
+      }
       // A request that failed ends the run: nothing needs the parts.
       answer.then(begin, () => clearTimeout(fallback));
       return Promise.race([answer, failed.promise]);

@@ -106,6 +106,8 @@ export interface ServeRunGit {
 export class RunRecords {
   readonly #dir: string;
   readonly #files = new Map<string, Deno.FsFile>();
+  /** Per key, the end of the writes under way (each write starts after the one before). */
+  readonly #writes = new Map<string, Promise<void>>();
   readonly #encoder = new TextEncoder();
 
   /** @param dir the folder (created 0700 by {@linkcode RunRecords.open}) */
@@ -118,17 +120,35 @@ export class RunRecords {
     await Deno.mkdir(this.#dir, { recursive: true, mode: 0o700 });
   }
 
-  /** Write a record (a temporary file renamed over the old one). */
+  /**
+   * Write a record as it is now (a temporary file renamed over the old one). Writes of one key
+   * land in call order: a save still being written never overwrites a later save or removal.
+   */
   async save(record: ServeRunRecord): Promise<void> {
     const path = join(this.#dir, `${record.key}.json`);
-    const tmp = `${path}.${crypto.randomUUID()}.tmp`;
-    await Deno.writeTextFile(tmp, JSON.stringify(record), { mode: 0o600 });
-    await Deno.rename(tmp, path);
+    const text = JSON.stringify(record);
+    await this.#inOrder(record.key, async () => {
+      const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+      await Deno.writeTextFile(tmp, text, { mode: 0o600 });
+      await Deno.rename(tmp, path);
+    });
   }
 
-  /** Remove a queued record that became a started one. */
+  /** Remove a queued record that became a started one (after its writes still under way). */
   async remove(key: string): Promise<void> {
-    await Deno.remove(join(this.#dir, `${key}.json`)).catch(() => {});
+    await this.#inOrder(key, () => Deno.remove(join(this.#dir, `${key}.json`)).catch(() => {}));
+  }
+
+  /** Run `write` after the writes of `key` called before it (whether they failed or not). */
+  async #inOrder(key: string, write: () => Promise<void>): Promise<void> {
+    const mine = (this.#writes.get(key) ?? Promise.resolve()).then(write);
+    const settled = mine.catch(() => {});
+    this.#writes.set(key, settled);
+    try {
+      await mine;
+    } finally {
+      if (this.#writes.get(key) === settled) this.#writes.delete(key);
+    }
   }
 
   /** Every record on disk (unreadable ones are skipped). */

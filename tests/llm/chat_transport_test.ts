@@ -202,3 +202,28 @@ Deno.test("OpenAIModel: a 404 whose JSON body has no error object quotes the bod
   assert.match(err.message, /try --base-url http:\/\/127\.0\.0\.1:1\/v1/);
   assert.ok(!err.message.includes(KEY));
 });
+
+Deno.test("OpenAIModel tells the request's onResponse when an attempt is accepted, before its first delta; not for a retried error status", async () => {
+  let attempt = 0;
+  const model = new OpenAIModel({
+    baseURL: "http://127.0.0.1:1/v1",
+    apiKey: KEY,
+    model: "m",
+    fetch: answering(() =>
+      ++attempt === 1 ? new Response('{"error":{"message":"busy"}}', { status: 503 }) : sse(
+        'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
+      )
+    ),
+    retry: { maxAttempts: 2, baseMs: 1, maxMs: 1 },
+  });
+  const told: string[] = [];
+  const answer = await model.complete({
+    messages: [{ role: "user", content: "hi" }],
+    tools: [],
+    iteration: 1,
+    onResponse: () => told.push(`response ${attempt}`),
+    onRetry: () => told.push("retry"),
+  }, (delta) => told.push(`delta ${delta.type}`));
+  assert.equal(answer.message.content, "hi");
+  assert.deepEqual(told, ["retry", "response 2", "delta text"]);
+});

@@ -154,3 +154,24 @@ Deno.test("a broker that cannot be built fails the first tool call's run with SA
   assert.equal((outcome.error as OdekError).code, "SANDBOX_UNAVAILABLE");
   assert.equal(host.messages.filter((m) => m.role === "tool").length, 0, "no tool call ran");
 });
+
+Deno.test("a first request that is refused for good starts none of the parts, and the host closes with nothing left", async () => {
+  // A port nobody listens on: each attempt is refused at once, and retried (quick retries).
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  await using f = await runtimeFixture({
+    scripts: [],
+    env: { ODEK_API_KEY: "test-key" },
+    config: { baseUrl: `http://127.0.0.1:${port}/v1` },
+    runtime: { modelFactory: undefined }, // odek's own model client
+  });
+  const host = await f.runtime.openSession({ task: "t" }, { workspace: await f.workspace("ws") });
+  const outcome = await (await host.startRun()).result;
+  if (outcome.type !== "failed") throw new Error(`expected failed, got ${outcome.type}`);
+  assert.equal((outcome.error as OdekError).code, "MODEL_UNREACHABLE");
+  assert.equal(host.whenReady(), undefined, "the parts started for a request that never left");
+  assert.deepEqual(await f.egressDirs(), []);
+  await host.close();
+  assert.deepEqual(await f.egressDirs(), []);
+});

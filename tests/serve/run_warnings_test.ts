@@ -86,3 +86,26 @@ Deno.test("a run without warnings has no warnings field", async () => {
   assert.equal(record.state, "completed");
   assert.equal(record.warnings, undefined, JSON.stringify(record.warnings));
 });
+
+Deno.test("a warning that quotes a project file's markup and terminal escapes reaches the record's JSON with the escapes quoted", async () => {
+  await using s = await serveFixture({ scripts: [[{ text: "done" }]] });
+  const workspace = join(s.root, "project");
+  await Deno.mkdir(workspace);
+  // A context file named to be rendered: markup, an OSC title sequence, a colour reset (it does
+  // not exist: the warning quotes its name).
+  const name = '<img src=x onerror="alert(1)">\u001b]0;owned\u0007\u001b[0m';
+  await Deno.writeTextFile(join(workspace, "odek.jsonc"), JSON.stringify({ contextFiles: [name] }));
+  const started = await s.call("/api/runs", { method: "POST", json: { task: "t", workspace } });
+  const run = await body<RunJson>(started);
+  await waitFor("the run's end", () => s.runs.current(run.session_id) === undefined);
+  const raw = await (await s.call("/api/runs")).text();
+  const record = (JSON.parse(raw) as { runs: RunJson[] }).runs.find((r) =>
+    r.session_id === run.session_id
+  )!;
+  assert.equal(record.state, "completed");
+  const warning = (record.warnings ?? []).find((w) => w.includes("<img"));
+  assert.ok(warning, JSON.stringify(record.warnings));
+  // deno-lint-ignore no-control-regex -- the escapes are quoted, never raw (the page and a terminal)
+  assert.doesNotMatch(warning, /[\u001b\u0007]/);
+  assert.ok(warning.includes(JSON.stringify(name).slice(1, -1)), warning);
+});
