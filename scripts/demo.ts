@@ -21,6 +21,7 @@ delete env.OPENAI_API_KEY;
 const child = new Deno.Command(Deno.execPath(), {
   args: [
     "run",
+    "--quiet",
     "--no-prompt",
     "--allow-read",
     "--allow-write",

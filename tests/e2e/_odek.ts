@@ -14,6 +14,7 @@ export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
 /** The task's permission flags (as in deno.json's `odek` task). */
 export const ODEK_FLAGS = [
   "run",
+  "--quiet",
   "--no-prompt",
   "--v8-flags=--liftoff-only,--max-semi-space-size=1",
   "--allow-read",

@@ -42,6 +42,8 @@ export interface TmuxOdekOptions {
   /** Pane size. @default 120 x 40 */
   columns?: number;
   rows?: number;
+  /** Also keep the pane's raw bytes (escape sequences included) for `raw()`. @default false */
+  raw?: boolean;
 }
 
 /** A running odek in a tmux pane. */
@@ -54,6 +56,8 @@ export interface TmuxOdek extends AsyncDisposable {
   press(...keys: string[]): Promise<void>;
   /** The pane's whole history and screen, wrapped lines joined. */
   screen(): Promise<string>;
+  /** What the pane was sent, escape sequences included (with `raw: true`; else ""). */
+  raw(): Promise<string>;
   /**
    * Poll the screen until `condition` holds (a regex on the screen, or a function of it) and
    * return the screen; save it as artefact `step` when given. @throws on timeout, with the screen
@@ -120,6 +124,7 @@ export async function startTmuxOdek(options: TmuxOdekOptions): Promise<TmuxOdek>
     options.cwd,
     Deno.execPath(),
     "run",
+    "--quiet",
     "--allow-run",
     `--allow-write=${codeFile}`,
     join(ROOT, "tests", "e2e", "_exit_code_wrapper.ts"),
@@ -135,6 +140,9 @@ export async function startTmuxOdek(options: TmuxOdekOptions): Promise<TmuxOdek>
     "remain-on-exit",
     "on",
   );
+  const rawFile = join(artefacts, "raw.txt");
+  await Deno.remove(rawFile).catch(() => {});
+  if (options.raw) await tmux("pipe-pane", "-t", "main", `cat >> '${rawFile}'`);
   const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "main");
   const self: TmuxOdek = {
     async type(text) {
@@ -148,6 +156,7 @@ export async function startTmuxOdek(options: TmuxOdekOptions): Promise<TmuxOdek>
       await tmux("send-keys", "-t", "main", ...keys);
     },
     screen,
+    raw: () => Deno.readTextFile(rawFile).catch(() => ""),
     async waitFor(condition, step, timeoutMs = 60_000) {
       const test = typeof condition === "function" ? condition : (s: string) => condition.test(s);
       const shown = await pollUntil(
