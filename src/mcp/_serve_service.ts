@@ -57,6 +57,9 @@ const UNRUNNABLE: Omit<ToolProvider, "list"> = {
 
 const STOPPING = "odek mcp serve is stopping";
 
+/** What a call the stop kept from running answers. */
+const stopped = (): ServedResult => text(`error (not run): ${STOPPING}`, true);
+
 const DIRECT_TASK = "Tool calls of an MCP client (odek mcp serve)";
 
 /** Serves odek's tools and tasks to MCP clients. */
@@ -110,7 +113,7 @@ export class McpService implements AsyncDisposable {
     if (name !== RUN_TASK && !this.#names.has(name)) {
       throw new OdekError("USAGE", `odek mcp serve has no tool named ${JSON.stringify(name)}`);
     }
-    if (this.#closing.signal.aborted) return text(`error (not run): ${STOPPING}`, true);
+    if (this.#closing.signal.aborted) return stopped();
     // One run at a time per host: direct calls wait for each other.
     const turn = name === RUN_TASK
       ? this.#runTask(args, call)
@@ -131,14 +134,14 @@ export class McpService implements AsyncDisposable {
     call: ServedCall,
   ): Promise<ServedResult> {
     call.signal.throwIfAborted();
-    if (this.#closing.signal.aborted) return text(`error (not run): ${STOPPING}`, true);
+    if (this.#closing.signal.aborted) return stopped();
     this.#direct ??= this.#open({ task: DIRECT_TASK }, undefined);
     const host = await this.#direct.catch((error) => {
       this.#direct = undefined;
       throw error;
     });
     // Opened while the server stopped: nothing runs on it (disposal closes it).
-    if (this.#closing.signal.aborted) return text(`error (not run): ${STOPPING}`, true);
+    if (this.#closing.signal.aborted) return stopped();
     const id = `mcp-${crypto.randomUUID()}`;
     const unbind = this.#operator.bind(call.asker);
     try {
@@ -172,7 +175,7 @@ export class McpService implements AsyncDisposable {
       workspace = allowed;
     }
     // The stop began while the workspace was checked: nothing is opened any more.
-    if (this.#closing.signal.aborted) return text(`error (not run): ${STOPPING}`, true);
+    if (this.#closing.signal.aborted) return stopped();
     const host = await this.#open({ task }, workspace);
     this.#tasks.add(host);
     if (this.#closing.signal.aborted) {
@@ -181,7 +184,7 @@ export class McpService implements AsyncDisposable {
       this.#tasks.delete(host);
       await host.close();
       await this.#options.runtime.sessions.delete(host.sessionId).catch(() => {});
-      return text(`error (not run): ${STOPPING}`, true);
+      return stopped();
     }
     const unbind = this.#operator.bind(call.asker);
     try {

@@ -58,7 +58,7 @@ export class DeferredBroker implements ToolBroker {
   readonly #reverts = new Reports<ProtectedRevert>();
   #built: ToolBroker | undefined;
   #closed = false;
-  /** `prepare()` came before the build began. */
+  /** `prepare()` came before the broker was built (it is passed on once built). */
   #prepareWhenBuilt = false;
 
   /** @param build builds the broker, on first use (a rejection is what every use rejects with) */
@@ -106,14 +106,11 @@ export class DeferredBroker implements ToolBroker {
   /**
    * The hint that the model is thinking, passed on to the broker. It does not start building
    * one (the host starts its parts once the first request has left, `_host_startup.ts`): before
-   * the build began it is kept and passed on once the broker is built.
+   * the broker is built it is kept and passed on once it is.
    */
   prepare(): void {
     if (this.#built) this.#built.prepare?.();
-    else if (this.#closed) return;
-    else if (this.#broker) {
-      void this.#broker.then((broker) => this.#closed || broker.prepare?.(), () => {});
-    } else this.#prepareWhenBuilt = true;
+    else if (!this.#closed) this.#prepareWhenBuilt = true;
   }
 
   onEgress(listener: (decision: EgressDecision) => void): () => void {

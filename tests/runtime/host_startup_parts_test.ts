@@ -153,6 +153,13 @@ Deno.test("deferredCheckpointStore opens on first use and closes only what it op
   assert.equal(opens, 1, "a store closed before use is never opened");
 });
 
+/** A finished text turn. */
+const OK = {
+  message: { role: "assistant", content: "ok" },
+  finishReason: "stop",
+  usage: { inputTokens: 1, outputTokens: 1 },
+} as ModelResponse;
+
 /** Answers every request at once; counts them. */
 class CountingModel implements Model {
   requests: ModelRequest[] = [];
@@ -217,11 +224,7 @@ Deno.test("failWithStartup: the parts start once the provider answered (onRespon
   assert.deepEqual(callerTold, ["response"], "the caller's own onResponse is still told");
   told!();
   assert.equal(starts, 1, "once");
-  answer.resolve({
-    message: { role: "assistant", content: "ok" },
-    finishReason: "stop",
-    usage: { inputTokens: 1, outputTokens: 1 },
-  } as ModelResponse);
+  answer.resolve(OK);
   await first;
 });
 
@@ -235,11 +238,7 @@ Deno.test("failWithStartup: a model that never says the request left still gets 
   });
   const first = model.complete({ messages: [], tools: [], iteration: 0 });
   await started.promise; // the fallback timer started them; the answer has not come
-  answer.resolve({
-    message: { role: "assistant", content: "ok" },
-    finishReason: "stop",
-    usage: { inputTokens: 1, outputTokens: 1 },
-  } as ModelResponse);
+  answer.resolve(OK);
   await first;
 });
 
