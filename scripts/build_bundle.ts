@@ -1,10 +1,11 @@
 /**
  * Build the installed command's bundle of odek's core: `deno bundle --platform deno
  * --code-splitting` (esbuild, which deno fetches from the npm registry once) of
- * `src/bundle_main.ts` and of every lazy module (`src/_util/lazy_module.ts`), each an entry point
- * of the one build (so code they share sits in shared chunks, once), into a new folder
- * `bundle-<id>` beside the installed deno, with the stamp (`src/_util/bundle_stamp.ts`) of every
- * checkout file that went into it.
+ * `src/cli/run_bundle.ts` and of every lazy module (`src/_util/lazy_module.ts`), each an entry
+ * point of the one build (so code they share sits in shared chunks, once), then the entry
+ * `src/bundle_main.ts` on its own in one file (it answers `--version` without a chunk and loads
+ * `cli/run_bundle.js` for the rest), into a new folder `bundle-<id>` beside the installed deno,
+ * with the stamp (`src/_util/bundle_stamp.ts`) of every checkout file that went into it.
  * `scripts/install.ts` runs this; on any failure it installs a launcher of the sources instead.
  *
  * @module
@@ -15,6 +16,9 @@ import { LAZY_MODULES } from "../src/_util/lazy_module.ts";
 
 /** The bundle's entry, relative to the checkout; the output's entry is `bundle_main.js`. */
 export const BUNDLE_ENTRY = "src/bundle_main.ts";
+
+/** What the entry loads for every command but `--version`: the split build's first entry point. */
+const BUNDLE_RUN = "src/cli/run_bundle.ts";
 
 /**
  * Packages left out of the bundle and imported at run time through the checkout's import map
@@ -105,10 +109,22 @@ export async function buildBundle(
       ...BUNDLE_EXTERNAL.flatMap((name) => ["--external", name]),
       "--outdir",
       temp,
-      BUNDLE_ENTRY,
+      BUNDLE_RUN,
       ...LAZY_MODULES.map((name) => `src/${name}`),
     ], root);
-    for (const name of LAZY_MODULES) {
+    // The entry on its own, in one file: `odek --version` then loads no chunk.
+    await run(deno, [
+      "bundle",
+      "--quiet",
+      "--platform",
+      "deno",
+      "--config",
+      join(root, "deno.json"),
+      "--output",
+      join(temp, "bundle_main.js"),
+      BUNDLE_ENTRY,
+    ], root);
+    for (const name of ["cli/run_bundle.ts", ...LAZY_MODULES]) {
       const output = join(temp, name.replace(/\.ts$/, ".js"));
       if (!Deno.statSync(output).isFile) throw new Error(`the bundle has no ${output}`);
     }

@@ -1,11 +1,14 @@
 /**
- * The entry of the installed command's bundle (`scripts/build_bundle.ts` runs `deno bundle
- * --platform deno --code-splitting` on it and on every lazy module; it is never run from source).
- * It checks the bundle's stamp (`src/_util/bundle_stamp.ts`), gives the registry of lazy modules
- * (`src/_util/lazy_module.ts`) the loader of their outputs in this bundle (one build, so they share
- * one copy of every class) and the checkout root the bundle was built from, then runs odek as
- * `main.ts` does. When a source file
- * changed since the bundle was built, it says so in one line and runs the checkout's sources.
+ * The entry of the installed command's bundle (`scripts/build_bundle.ts` builds it on its own, in
+ * one file, and runs `deno bundle --platform deno --code-splitting` on `src/cli/run_bundle.ts` and
+ * on every lazy module; it is never run from source). It checks the bundle's stamp
+ * (`src/_util/bundle_stamp.ts`) and answers `odek --version` itself, loading nothing else (each
+ * chunk a module imports costs a start-up its size does not explain). Any other command loads
+ * `cli/run_bundle.js` of the split build, which gives the registry of lazy modules
+ * (`src/_util/lazy_module.ts`) the loader of their outputs (one build, so they share one copy of
+ * every class) and the checkout root the bundle was built from, then runs odek as `main.ts` does.
+ * When a source file changed since the bundle was built, it says so in one line and runs the
+ * checkout's sources.
  *
  * @module
  */
@@ -15,16 +18,16 @@ import {
   readBundleStamp,
   staleBundleReason,
 } from "./_util/bundle_stamp.ts";
-import { useCheckoutRoot } from "./_util/checkout_root.ts";
 import { recordCoreOrigin } from "./_util/core_origin.ts";
-import { type LazyModuleName, useBundledModules } from "./_util/lazy_module.ts";
-import { odekEntry } from "./cli/odek_entry.ts";
+import type { LazyModuleName } from "./_util/lazy_module.ts";
+import { versionLine } from "./cli/version_line.ts";
 
 /**
- * A lazy module's output in this bundle: each is an entry point of the build, at its path under
- * `src/` with `.js` for `.ts`. Computed, as from source: Deno pre-loads the graph of a literal.
+ * A module's output in this bundle's split build: each is an entry point of the build, at its
+ * path under `src/` with `.js` for `.ts`. Computed, as from source: Deno pre-loads the graph of a
+ * literal.
  */
-function loadBundled(name: LazyModuleName): Promise<unknown> {
+function loadBundled(name: LazyModuleName | "cli/run_bundle.ts"): Promise<unknown> {
   return import(new URL(`./${name.replace(/\.ts$/, ".js")}`, import.meta.url).href);
 }
 
@@ -65,7 +68,16 @@ if (stale !== undefined) {
   );
   await source.odekEntry(Deno.args);
 }
-performance.mark("odek:bundle-checked");
-useCheckoutRoot(stamp.root);
-useBundledModules(loadBundled);
-await odekEntry(Deno.args);
+if (versionOnly) {
+  console.log(
+    versionLine(
+      { ODEK_DENO: Deno.env.get("ODEK_DENO"), PATH: Deno.env.get("PATH") },
+      Deno.execPath(),
+    ),
+  );
+  Deno.exit(0);
+}
+const { runBundle } = await loadBundled(
+  "cli/run_bundle.ts",
+) as typeof import("./cli/run_bundle.ts");
+await runBundle({ root: stamp.root, load: loadBundled, args: Deno.args });

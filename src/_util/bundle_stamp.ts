@@ -16,14 +16,10 @@ export const BUNDLE_STAMP_FILE = "odek_bundle.json";
  */
 export const BUNDLE_ENTRY_GRAPH: readonly string[] = [
   "src/_util/bundle_stamp.ts",
-  "src/_util/checkout_root.ts",
   "src/_util/core_origin.ts",
-  "src/_util/lazy_module.ts",
-  "src/_util/local_checkout.ts",
-  "src/_util/odek_error.ts",
   "src/bundle_main.ts",
-  "src/cli/odek_entry.ts",
   "src/cli/version.ts",
+  "src/cli/version_line.ts",
   "src/runtime/child_deno_path.ts",
 ];
 

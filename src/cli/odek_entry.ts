@@ -7,8 +7,7 @@
  */
 import { checkoutRoot } from "../_util/checkout_root.ts";
 import { lazyModule } from "../_util/lazy_module.ts";
-import { childDenoPath, PINNED_DENO_VERSION } from "../runtime/child_deno_path.ts";
-import { ODEK_VERSION } from "./version.ts";
+import { versionLine } from "./version_line.ts";
 
 /**
  * Run odek with the command line `args` and exit the process with its exit code.
@@ -26,15 +25,11 @@ import { ODEK_VERSION } from "./version.ts";
 export async function odekEntry(args: string[]): Promise<never> {
   const installDir = checkoutRoot();
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-    const deno = childDenoPath(
-      { ODEK_DENO: Deno.env.get("ODEK_DENO"), PATH: Deno.env.get("PATH") },
-      Deno.execPath(),
-    );
-    const children = deno.path === null
-      ? `none found: install deno ${PINNED_DENO_VERSION} or set ODEK_DENO`
-      : `${deno.path} (${deno.source})`;
     console.log(
-      `odek ${ODEK_VERSION} (deno ${Deno.version.deno}, pinned ${PINNED_DENO_VERSION}; tool children run with ${children})`,
+      versionLine(
+        { ODEK_DENO: Deno.env.get("ODEK_DENO"), PATH: Deno.env.get("PATH") },
+        Deno.execPath(),
+      ),
     );
     Deno.exit(0);
   }
