@@ -99,8 +99,12 @@ async function textDescription(entry: string, size: number): Promise<string> {
     file.close();
     return binary !== null ? `binary: ${binary}` : "lines: not counted (over 10 MiB)";
   }
-  await file.seek(0, Deno.SeekMode.Start);
   let count = 0;
-  await splitLines(file.readable, () => void count++);
+  try {
+    await file.seek(0, Deno.SeekMode.Start);
+    await splitLines(file, () => void count++);
+  } finally {
+    file.close();
+  }
   return `lines: ${count}`;
 }

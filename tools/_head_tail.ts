@@ -51,7 +51,7 @@ export async function headTail(
   let total = 0;
   let cut = false;
   let more = false;
-  await splitLines(text.file.readable, (raw) => {
+  await splitLines(text.file, (raw) => {
     total++;
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     const entry = `${total}|${line}`;

@@ -71,7 +71,7 @@ export async function readFile(
     shownBytes += entry.length;
     shown.push(`${total}|${line}\n`);
   };
-  await splitLines(text.file.readable, onLine);
+  await splitLines(text.file, onLine);
   if (total === 0) return `(${path} is empty: 0 lines)`;
   if (offset > total) {
     throw new ToolFailure(

@@ -8,7 +8,7 @@
  * @module
  */
 import { ToolChildServer } from "./_catalogue/child_server.ts";
-import { streamTransport } from "./_catalogue/line_transport.ts";
+import { stdioTransport } from "./_catalogue/stdio_transport.ts";
 import type { ChildToolEntry } from "./_catalogue/tool_entry.ts";
 import { type HandlerModules, loadHandler } from "./_load_handler.ts";
 
@@ -47,6 +47,6 @@ export function computeToolServer(): ToolChildServer {
 
 if (import.meta.main) {
   await computeToolServer().serve(
-    streamTransport(Deno.stdin.readable, Deno.stdout.writable),
+    stdioTransport(Deno.stdin, Deno.stdout),
   );
 }

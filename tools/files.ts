@@ -13,7 +13,7 @@
  * @module
  */
 import { ToolChildServer } from "./_catalogue/child_server.ts";
-import { streamTransport } from "./_catalogue/line_transport.ts";
+import { stdioTransport } from "./_catalogue/stdio_transport.ts";
 import { FILE_ARGS_CHECKS, type FileToolCheck } from "./_catalogue/file_args_check.ts";
 import type { ChildToolEntry } from "./_catalogue/tool_entry.ts";
 import { type HandlerModules, loadHandler } from "./_load_handler.ts";
@@ -57,6 +57,6 @@ export function fileToolServer(): ToolChildServer {
 
 if (import.meta.main) {
   await fileToolServer().serve(
-    streamTransport(Deno.stdin.readable, Deno.stdout.writable),
+    stdioTransport(Deno.stdin, Deno.stdout),
   );
 }

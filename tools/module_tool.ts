@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 import { ToolChildServer, type ToolHandler } from "./_catalogue/child_server.ts";
-import { streamTransport } from "./_catalogue/line_transport.ts";
+import { stdioTransport } from "./_catalogue/stdio_transport.ts";
 import { ToolFailure } from "./_catalogue/tool_failure.ts";
 import { EgressClient } from "./_web_fetch.ts";
 
@@ -117,7 +117,7 @@ if (import.meta.main) {
           );
         }
       },
-    }).serve(streamTransport(Deno.stdin.readable, Deno.stdout.writable));
+    }).serve(stdioTransport(Deno.stdin, Deno.stdout));
   } finally {
     egress.close();
   }

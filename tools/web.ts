@@ -9,7 +9,7 @@
  * @module
  */
 import { ToolChildServer } from "./_catalogue/child_server.ts";
-import { streamTransport } from "./_catalogue/line_transport.ts";
+import { stdioTransport } from "./_catalogue/stdio_transport.ts";
 import type { ChildToolEntry } from "./_catalogue/tool_entry.ts";
 import { type HandlerModules, loadHandler } from "./_load_handler.ts";
 import { EgressClient } from "./_web_fetch.ts";
@@ -52,7 +52,7 @@ if (import.meta.main) {
   const egress = new EgressClient(flag?.slice("--egress-socket=".length));
   try {
     await webToolServer(egress).serve(
-      streamTransport(Deno.stdin.readable, Deno.stdout.writable),
+      stdioTransport(Deno.stdin, Deno.stdout),
     );
   } finally {
     egress.close();

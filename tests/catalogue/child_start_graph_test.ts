@@ -52,7 +52,7 @@ const CHILDREN: Record<string, string[]> = {
 };
 
 for (const [entry, others] of Object.entries(CHILDREN)) {
-  Deno.test(`tools/${entry} starts without zod or any tool's code: they load on the first call`, async () => {
+  Deno.test(`tools/${entry} starts without zod, any tool's code or stdio web streams: they load on the first call`, async () => {
     const graph = await graphOf(entry);
     const atStart = [...closure(graph, false)].map(name);
     assert.deepEqual(atStart.filter((s) => s.startsWith("npm:")), [], "no npm package at start");
@@ -61,6 +61,13 @@ for (const [entry, others] of Object.entries(CHILDREN)) {
       [],
       "neither the catalogue's schemas nor the protocol's",
     );
+    // Its own end of the protocol reads and writes stdio without web streams: their first use
+    // costs a child 7-15 ms of start-up (stdio_transport.ts).
+    for (const specifier of closure(graph, false)) {
+      if (!specifier.startsWith("file:")) continue;
+      const text = await Deno.readTextFile(fileURLToPath(specifier));
+      assert.doesNotMatch(text, /Deno\.std(in|out)\.(readable|writable)/, `${name(specifier)}`);
+    }
     // The graph Deno pre-loads holds this child's own modules, not every file of tools/ (an
     // import with a computed part brings them all in, with the other children's packages).
     const preloaded = [...closure(graph, true)].map(name);

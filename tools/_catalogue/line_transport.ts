@@ -1,6 +1,7 @@
 /**
  * How the messages of the child protocol (`child_protocol.ts`) travel: one line of JSON each,
- * over a child's stdio ({@linkcode streamTransport}) or, in tests, over an in-memory pair
+ * over a child's stdio ({@linkcode streamTransport}; the child's own end is `stdio_transport.ts`) or,
+ * in tests, over an in-memory pair
  * ({@linkcode inMemoryTransportPair}, the pattern of the MCP SDK's `InMemoryTransport`).
  *
  * @module
@@ -20,6 +21,33 @@ export interface LineTransport {
 export interface StreamTransportOptions {
   /** Stops reading `readable` (for a killed child whose pipe stays open). */
   signal?: AbortSignal;
+}
+
+/**
+ * The lines of a text that arrives in pieces: split at `\n`, blank lines skipped, a last line
+ * without its newline still delivered (what every transport here reads).
+ *
+ * @param texts the decoded text, piece by piece
+ * @returns the lines, without their newline
+ *
+ * @example
+ * ```ts
+ * import { linesOf } from "./line_transport.ts";
+ * const lines: string[] = [];
+ * for await (const line of linesOf(ReadableStream.from(['{"a"', ':1}\n\n', "x"]))) lines.push(line);
+ * if (lines.join("|") !== '{"a":1}|x') throw new Error(lines.join("|"));
+ * ```
+ */
+export async function* linesOf(
+  texts: AsyncIterable<string>,
+): AsyncIterable<string> {
+  let carry = "";
+  for await (const text of texts) {
+    const lines = (carry + text).split("\n");
+    carry = lines.pop() ?? "";
+    for (const line of lines) if (line.trim() !== "") yield line;
+  }
+  if (carry.trim() !== "") yield carry;
 }
 
 /**
@@ -55,18 +83,12 @@ export function streamTransport(
   let closed = false;
   return {
     send: (line) => writer.write(encoder.encode(`${line}\n`)),
-    async *receive() {
-      let carry = "";
-      const texts = readable.pipeThrough(new TextDecoderStream(), {
-        signal: options.signal,
-      });
-      for await (const text of texts) {
-        const lines = (carry + text).split("\n");
-        carry = lines.pop() ?? "";
-        for (const line of lines) if (line.trim() !== "") yield line;
-      }
-      if (carry.trim() !== "") yield carry;
-    },
+    receive: () =>
+      linesOf(
+        readable.pipeThrough(new TextDecoderStream(), {
+          signal: options.signal,
+        }),
+      ),
     async close() {
       if (closed) return;
       closed = true;
