@@ -34,6 +34,8 @@ export type OdekErrorCode =
   | "SESSION_BUSY"
   /** The durable queue's database (`--queue postgres://…`) cannot be reached. */
   | "QUEUE_UNREACHABLE"
+  /** A run's result on the queue is not an odek run's result (another writer, another version). */
+  | "QUEUE_RESULT_INVALID"
   | "CASSETTE_MISMATCH"
   | "CASSETTE_INVALID"
   | "BUDGET_EXCEEDED"

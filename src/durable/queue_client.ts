@@ -15,8 +15,12 @@ import { QueueEventFeed } from "./queue_event_feed.ts";
 import { approvalKey } from "./queue_approvals.ts";
 import { ensureQueueSchema } from "./queue_schema.ts";
 import { DEFAULT_QUEUE, DURABLE_APP, DURABLE_VERSION, RUN_WORKFLOW } from "./queue_names.ts";
-import type { QueuedRun, QueuedRunResult } from "./queued_run.ts";
-import { QueuedRunSchema } from "./queued_run.ts";
+import {
+  type QueuedRun,
+  type QueuedRunResult,
+  queuedRunResult,
+  QueuedRunSchema,
+} from "./queued_run.ts";
 
 /** A run's row: its state (`queued`, `running`, or its outcome) and, once ended, its result. */
 export interface QueuedRunStatus {
@@ -136,7 +140,11 @@ export class QueueClient implements AsyncDisposable {
     return next;
   }
 
-  /** A run's state, undefined when there is no such run. */
+  /**
+   * A run's state, undefined when there is no such run.
+   *
+   * @throws {OdekError} `QUEUE_RESULT_INVALID` when its recorded result is not a run's result
+   */
   async status(runId: string): Promise<QueuedRunStatus | undefined> {
     const rows = await this.#pool.query(
       `SELECT run_id, session_id, state, worker_id, result, cancel_reason FROM odek.runs
@@ -150,7 +158,7 @@ export class QueueClient implements AsyncDisposable {
       sessionId: row.session_id,
       state: row.state,
       workerId: row.worker_id ?? undefined,
-      result: row.result ?? undefined,
+      result: row.result == null ? undefined : queuedRunResult(row.result, row.run_id),
       ...(row.cancel_reason ? { cancelReason: row.cancel_reason } : {}),
     };
   }
@@ -160,10 +168,11 @@ export class QueueClient implements AsyncDisposable {
    *
    * @param runId the run
    * @returns its result
-   * @throws the workflow's error when it failed in the engine
+   * @throws the workflow's error when it failed in the engine; {@linkcode OdekError}
+   *   `QUEUE_RESULT_INVALID` when what it returned is not a run's result
    */
   async wait(runId: string): Promise<QueuedRunResult> {
-    return await this.#client.retrieveWorkflow<QueuedRunResult>(runId).getResult();
+    return queuedRunResult(await this.#client.retrieveWorkflow(runId).getResult(), runId);
   }
 
   /** The queue's event streams (one listening connection, made on first use). */
@@ -238,7 +247,7 @@ export class QueueClient implements AsyncDisposable {
       sessionId: row.session_id,
       state: row.state,
       workerId: row.worker_id ?? undefined,
-      result: row.result ?? undefined,
+      result: row.result == null ? undefined : queuedRunResult(row.result, row.run_id),
       id: await approvalKey(row.run_id, row.result?.approval?.id ?? ""),
       answered: row.answered === true,
       updatedAt: new Date(row.updated_at).toISOString(),

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { OdekError } from "../_util/odek_error.ts";
 import type { PausedApproval } from "./pausing_approver.ts";
 
 /**
@@ -189,4 +190,70 @@ export interface QueuedRunGitResult {
   diff: string;
   /** Whether `diff` was cut. */
   diffTruncated: boolean;
+}
+
+const QueuedRunGitResultSchema: z.ZodType<QueuedRunGitResult> = z.object({
+  repository: z.string(),
+  ref: z.string(),
+  branch: z.string(),
+  base: z.string(),
+  head: z.string(),
+  checkpoints: z.number().int().min(0),
+  files: z.array(z.object({
+    path: z.string(),
+    change: z.enum(["added", "modified", "deleted", "other"]),
+  })),
+  diff: z.string(),
+  diffTruncated: z.boolean(),
+});
+
+const PausedApprovalSchema: z.ZodType<PausedApproval> = z.object({
+  id: z.string().min(1),
+  calls: z.array(z.object({
+    callId: z.string(),
+    toolName: z.string(),
+    args: z.record(z.string(), z.unknown()),
+    reason: z.string(),
+    riskClasses: z.array(z.string()).optional(),
+    preview: z.string().optional(),
+  })),
+});
+
+/** The zod schema of {@linkcode QueuedRunResult} (the edge where a result comes off the queue). */
+export const QueuedRunResultSchema: z.ZodType<QueuedRunResult> = z.object({
+  runId: z.string().min(1),
+  sessionId: z.string().min(1),
+  outcome: z.string().min(1),
+  approval: PausedApprovalSchema.optional(),
+  text: z.string(),
+  workerId: z.string(),
+  git: QueuedRunGitResultSchema.optional(),
+  warnings: z.array(z.string()).optional(),
+});
+
+/**
+ * A run's result as the queue gave it back (its row, or its workflow's return value), checked.
+ *
+ * @param value what the queue returned
+ * @param runId the run it belongs to (for the error)
+ * @returns the result
+ * @throws {OdekError} `QUEUE_RESULT_INVALID` when it is not a run's result (a row written by
+ *   something else than an odek worker, or by another version of one)
+ *
+ * @example
+ * ```ts
+ * import { queuedRunResult } from "./queued_run.ts";
+ * const result = queuedRunResult({ runId: "r1", sessionId: "s1", outcome: "completed", text: "ok", workerId: "w1" }, "r1");
+ * if (result.text !== "ok") throw new Error(result.text);
+ * ```
+ */
+export function queuedRunResult(value: unknown, runId: string): QueuedRunResult {
+  const parsed = QueuedRunResultSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new OdekError(
+    "QUEUE_RESULT_INVALID",
+    `The queue holds a result for run ${runId} that is not an odek run's result (${
+      z.prettifyError(parsed.error).split("\n").join(" ")
+    }): check that every worker on this queue runs the same odek version as this one`,
+  );
 }
