@@ -303,8 +303,10 @@ export class ServeRuns implements AsyncDisposable {
         record.message !== undefined ? { message: record.message } : {},
       );
       live.run = run;
+      // Saved whenever the parts add warnings, also after the run's end was saved (writes of one
+      // record land in call order, so this one holds the end too).
       const noteWarnings = followRunWarnings(record, live.host, run, () => {
-        if (record.state === "running") void this.#records.save(record).catch(() => {});
+        void this.#records.save(record).catch(() => {});
       });
       this.#runs.set(run.id, run);
       this.#byKey.delete(queuedKey);

@@ -75,6 +75,37 @@ Deno.test("a serve run's record and session carry the host's warnings: the open'
   }
 });
 
+Deno.test("the parts' warnings that come after the run's end are saved on its record too (a restart shows them)", async () => {
+  const empty = await Deno.makeTempDir(); // a PATH with no bwrap on it: the shell is disabled
+  try {
+    // The model answers at once: the run ends before its host's parts are up.
+    await using s = await serveFixture({
+      sandbox: "bwrap",
+      env: { PATH: empty },
+      scripts: [[{ text: "done" }]],
+    });
+    const run = await body<RunJson>(
+      await s.call("/api/runs", { method: "POST", json: { task: "say done" } }),
+    );
+    await waitFor("the run's end", () => s.runs.current(run.session_id) === undefined);
+    const shellDisabled = /bwrap is not installed, so the shell tool is disabled/;
+    const { runs } = await body<{ runs: RunJson[] }>(await s.call("/api/runs"));
+    const key = runs.find((r) => r.session_id === run.session_id)!.key; // the run's id by now
+    const file = join(s.f.runtime.paths.odekHome, "serve", "runs", `${key}.json`);
+    const saved = async () => {
+      const text = await Deno.readTextFile(file).catch(() => "{}");
+      return JSON.parse(text) as Partial<RunJson>;
+    };
+    await waitFor("the parts' warning on the record on disk", async () => {
+      const record = await saved();
+      return record.state === "completed" &&
+        (record.warnings ?? []).some((w) => shellDisabled.test(w));
+    }, 5_000);
+  } finally {
+    await Deno.remove(empty, { recursive: true });
+  }
+});
+
 Deno.test("a run without warnings has no warnings field", async () => {
   await using s = await serveFixture({ scripts: [[{ text: "done" }]] });
   const run = await body<RunJson>(
