@@ -255,6 +255,31 @@ export class BudgetChecker {
     return { limit_name: "runtime", observed: round(elapsed / 1000, 3), limit: max / 1000 };
   }
 
+  /**
+   * The runtime budget's breach once its timer has fired: spent even when the clock reads a
+   * little under the limit (timer resolution; `startedAt + limit - startedAt` can come out just
+   * under `limit` in floating point), with the limit as what was observed then.
+   *
+   * @param stats the run's counters (`startedAt`)
+   * @param nowMs the current time on the same clock as `stats.startedAt`
+   * @returns the breach (`undefined` only when no runtime budget is set)
+   *
+   * @example A timer that fired when the clock read just under the limit
+   * ```ts
+   * import { BudgetChecker } from "./budget_checker.ts";
+   * import { newRunStats } from "./run_stats.ts";
+   * const checker = new BudgetChecker({ maxRuntimeMs: 50 });
+   * const breach = checker.runtimeSpent(newRunStats(4064.6602173500237), 4064.6602173500237 + 49.9);
+   * if (breach?.limit !== 0.05 || breach.observed !== 0.05) throw new Error(JSON.stringify(breach));
+   * ```
+   */
+  runtimeSpent(stats: RunStats, nowMs: number): BudgetBreach | undefined {
+    const max = this.#b.maxRuntimeMs ?? 0;
+    if (max <= 0) return undefined;
+    const elapsed = Math.max(nowMs - stats.startedAt, max);
+    return { limit_name: "runtime", observed: round(elapsed / 1000, 3), limit: max / 1000 };
+  }
+
   /** Milliseconds left of the runtime budget at `nowMs` (never negative); `undefined` when off. */
   remainingMs(stats: RunStats, nowMs: number): number | undefined {
     const max = this.#b.maxRuntimeMs ?? 0;

@@ -167,8 +167,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunOutcome> {
   const timer = remaining === undefined ? undefined : setTimeout(() => {
     // The timer may fire a little before the clock reaches the limit (timer resolution, the
     // moment `remaining` was taken): the budget is spent all the same, and it is the limit.
-    const limitMs = options.budgets?.maxRuntimeMs ?? remaining;
-    runtimeBreach = budgets.runtime(stats, Math.max(now(), stats.startedAt + limitMs))!;
+    runtimeBreach = budgets.runtimeSpent(stats, now());
     deadline.abort();
   }, remaining);
   const signal = options.signal

@@ -199,6 +199,22 @@ Deno.test("runAgent(): a runtime budget whose timer fires before the clock reach
   assert.ok(outcome.breach.observed >= 0.04, JSON.stringify(outcome.breach));
 });
 
+// The failing input (CI): the timer fired with the clock just under the limit, and the limit
+// added to the start and taken off again came out under the limit in floating point, so the run
+// ended "interrupted" instead of over its budget. A clock that stands still at such a start.
+Deno.test("runAgent(): a runtime budget spent while the clock reads a start where start + limit - start < limit is still budget_exceeded", async () => {
+  const start = 4064.6602173500237;
+  assert.ok(start + 50 - start < 50, "the start's floating-point rounding");
+  const h = harness([{ fault: { type: "hang" } }], () => ok("x"), {
+    budgets: { maxRuntimeMs: 50 },
+    now: () => start,
+  });
+  const outcome = await h.run();
+  assert.equal(outcome.type, "budget_exceeded");
+  if (outcome.type !== "budget_exceeded") return;
+  assert.deepEqual(outcome.breach, { limit_name: "runtime", observed: 0.05, limit: 0.05 });
+});
+
 Deno.test("runAgent() aborts a hanging model request when the runtime budget is spent", async () => {
   const h = harness([{ fault: { type: "hang" } }], () => ok("x"), {
     budgets: { maxRuntimeMs: 50 },
