@@ -159,7 +159,12 @@ export async function startDurableWorker(options: DurableWorkerOptions): Promise
         [request.runId, result.outcome, JSON.stringify(result)],
       );
     }, { name: "finish" });
-    log(`run ${request.runId}: ${result.outcome}`);
+    // A failed run says why, as the one whose workspace could not be made does (below).
+    log(
+      `run ${request.runId}: ${result.outcome}${
+        result.outcome === "failed" ? ` (${result.text.split("\n")[0]})` : ""
+      }`,
+    );
     return result;
   };
   DBOS.registerWorkflow(runWorkflow, { name: RUN_WORKFLOW });
